@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# xblk: out-of-tree Xen PV block frontend (xblkfront) and backend (xblkback).
+#
+#   make                         build the modules for the running kernel
+#   make KDIR=/path/to/build     build against another kernel tree
+#   make check                   W=1 + sparse (C=1) build, warnings are errors
+#   make style                   checkpatch --strict over our sources
+#   make matrix                  build against every kernel line we support
+#   make test-unit               userspace unit tests of the pure protocol code
+#   make test                    everything CI runs (scripts/test-all.sh)
+#   make lab-demo                boot Xen under QEMU and run fio through xblk
+
+KVER	?= $(shell uname -r)
+KDIR	?= /lib/modules/$(KVER)/build
+ROOT	:= $(CURDIR)
+
+# Probe results depend on the kernel tree, so each tree gets its own header.
+PROBE_DIR	= $(ROOT)/build/probe/$(subst /,_,$(abspath $(KDIR)))
+AUTOCONF	= $(PROBE_DIR)/xblk_autoconf.h
+KBUILD_ARGS	= -C $(KDIR) M=$(ROOT) XBLK_ROOT=$(ROOT) XBLK_AUTOCONF=$(AUTOCONF)
+
+.PHONY: all modules clean probe check style matrix test-unit test lab-demo deps
+
+all: modules
+
+$(AUTOCONF): scripts/probe.sh $(wildcard scripts/probes/*.c)
+	@test -f $(KDIR)/Makefile || { echo "no kernel build tree at KDIR=$(KDIR)" >&2; exit 1; }
+	scripts/probe.sh $(KDIR) $(PROBE_DIR)
+
+probe: $(AUTOCONF)
+
+modules: $(AUTOCONF)
+	$(MAKE) $(KBUILD_ARGS) modules
+
+check: $(AUTOCONF)
+	scripts/check.sh $(KDIR) $(AUTOCONF)
+
+style:
+	scripts/checkpatch.sh
+
+matrix:
+	scripts/matrix.sh
+
+test-unit:
+	$(MAKE) -C tests/unit
+
+test:
+	scripts/test-all.sh
+
+lab-demo:
+	scripts/lab-demo.sh
+
+deps:
+	scripts/deps.sh
+
+clean:
+	-test -f $(KDIR)/Makefile && $(MAKE) $(KBUILD_ARGS) clean
+	rm -rf build
+	-$(MAKE) -C tests/unit clean
