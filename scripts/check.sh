@@ -120,8 +120,9 @@ if grep -q 'C=1 specified, but sparse is not available' "$log"; then
 	res=FAIL
 	echo "$res $nours $nhdr" >"$outdir/check.result"
 fi
+# No compiler error to show: show what make said (e.g. "No rule to make target").
 if [ "$status" -ne 0 ] && [ "$nours" -eq 0 ] && ! grep -qE ': error: |^ERROR: ' "$log"; then
-	tail -n 20 "$log"
+	grep -E '\*\*\*' "$log" | grep -v 'Waiting for unfinished jobs' | head -n 5
 fi
 echo "check: $res: build exit $status, $nours diagnostics in our files, $nhdr in kernel headers (ignored); log: $log"
 [ "$res" = PASS ]
