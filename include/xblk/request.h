@@ -1,0 +1,530 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Backend side of the blkif request format: decoding and validation.
+ *
+ * Pure code only (see base.h): no hypercalls, no block layer, no allocation,
+ * so that tests/unit exercises exactly what xblkback runs.
+ *
+ * The rule every function here follows: the caller copies a request out of
+ * the shared ring exactly once (RING_COPY_REQUEST, or the segments out of an
+ * indirect page), and from then on only that private copy is decoded,
+ * validated and used.  Nothing here ever looks at shared memory.
+ *
+ * A frontend states its ABI in the "protocol" key; a 32-bit x86 guest lays
+ * the request out differently from a 64-bit one (the 64-bit layout pads the
+ * id to offset 8).  xblk_req_decode() turns either layout into the native
+ * struct blkif_request, then xblk_req_check() and xblk_req_check_segs()
+ * decide whether the backend may act on it and, if not, why.
+ */
+#ifndef XBLK_REQUEST_H
+#define XBLK_REQUEST_H
+
+#include "wire.h"
+
+#ifdef __KERNEL__
+#include <linux/string.h>
+#else
+#include <string.h>
+#endif
+
+/* ABI of the frontend's requests, from its "protocol" key. */
+enum xblk_abi {
+	XBLK_ABI_NATIVE = 0,	/* absent key or "native" layout */
+	XBLK_ABI_X86_32,	/* "x86_32-abi" */
+	XBLK_ABI_X86_64,	/* "x86_64-abi" */
+};
+
+#define XBLK_PROTO_X86_32	"x86_32-abi"
+#define XBLK_PROTO_X86_64	"x86_64-abi"
+
+/**
+ * xblk_abi_parse() - map the frontend's "protocol" value to an ABI
+ * @proto: the value, or NULL when the key is absent
+ * @abi: result
+ *
+ * An absent key means the native layout: every frontend that predates the
+ * key ran in a domain of the backend's own architecture.
+ *
+ * Return: 0, or -EINVAL for a protocol we do not speak.
+ */
+static inline int xblk_abi_parse(const char *proto, enum xblk_abi *abi)
+{
+	if (!proto)
+		*abi = XBLK_ABI_NATIVE;
+	else if (!strcmp(proto, XBLK_PROTO_X86_32))
+		*abi = XBLK_ABI_X86_32;
+	else if (!strcmp(proto, XBLK_PROTO_X86_64))
+		*abi = XBLK_ABI_X86_64;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+#define XBLK_PACKED	__attribute__((__packed__))
+
+/*
+ * The two x86 wire layouts.  Field for field as blkif.h defines them for
+ * i386 (no padding before the 64-bit id) and x86_64 (id at offset 8).
+ */
+struct xblk_x86_32_request_rw {
+	u8 nr_segments;
+	u16 handle;
+	u64 id;
+	u64 sector_number;
+	struct blkif_request_segment seg[BLKIF_MAX_SEGMENTS_PER_REQUEST];
+} XBLK_PACKED;
+
+struct xblk_x86_32_request_discard {
+	u8 flag;
+	u16 _pad1;
+	u64 id;
+	u64 sector_number;
+	u64 nr_sectors;
+} XBLK_PACKED;
+
+struct xblk_x86_32_request_other {
+	u8 _pad1;
+	u16 _pad2;
+	u64 id;
+} XBLK_PACKED;
+
+struct xblk_x86_32_request_indirect {
+	u8 indirect_op;
+	u16 nr_segments;
+	u64 id;
+	u64 sector_number;
+	u16 handle;
+	u16 _pad1;
+	u32 indirect_grefs[BLKIF_MAX_INDIRECT_PAGES_PER_REQUEST];
+	u64 _pad2;
+} XBLK_PACKED;
+
+struct xblk_x86_32_request {
+	u8 operation;
+	union {
+		struct xblk_x86_32_request_rw rw;
+		struct xblk_x86_32_request_discard discard;
+		struct xblk_x86_32_request_other other;
+		struct xblk_x86_32_request_indirect indirect;
+	} u;
+} XBLK_PACKED;
+
+struct xblk_x86_64_request_rw {
+	u8 nr_segments;
+	u16 handle;
+	u32 _pad1;
+	u64 id;
+	u64 sector_number;
+	struct blkif_request_segment seg[BLKIF_MAX_SEGMENTS_PER_REQUEST];
+} XBLK_PACKED;
+
+struct xblk_x86_64_request_discard {
+	u8 flag;
+	u16 _pad1;
+	u32 _pad2;
+	u64 id;
+	u64 sector_number;
+	u64 nr_sectors;
+} XBLK_PACKED;
+
+struct xblk_x86_64_request_other {
+	u8 _pad1;
+	u16 _pad2;
+	u32 _pad3;
+	u64 id;
+} XBLK_PACKED;
+
+struct xblk_x86_64_request_indirect {
+	u8 indirect_op;
+	u16 nr_segments;
+	u32 _pad1;
+	u64 id;
+	u64 sector_number;
+	u16 handle;
+	u16 _pad2;
+	u32 indirect_grefs[BLKIF_MAX_INDIRECT_PAGES_PER_REQUEST];
+	u32 _pad3;
+} XBLK_PACKED;
+
+struct xblk_x86_64_request {
+	u8 operation;
+	union {
+		struct xblk_x86_64_request_rw rw;
+		struct xblk_x86_64_request_discard discard;
+		struct xblk_x86_64_request_other other;
+		struct xblk_x86_64_request_indirect indirect;
+	} u;
+} XBLK_PACKED;
+
+_Static_assert(sizeof(struct blkif_request_segment) == 8, "blkif segment");
+_Static_assert(sizeof(struct xblk_x86_32_request) == 108, "x86_32 request");
+_Static_assert(sizeof(struct xblk_x86_64_request) == 112, "x86_64 request");
+
+/* Why a request was refused; see xblk_req_check(). */
+enum xblk_req_err {
+	XBLK_REQ_VALID = 0,
+	XBLK_REQ_BAD_OP,	/* operation unknown to blkif */
+	XBLK_REQ_NOT_OFFERED,	/* known, but the feature was not advertised */
+	XBLK_REQ_READ_ONLY,	/* modifies a read-only device */
+	XBLK_REQ_BAD_NR_SEGS,	/* segment count out of range for the op */
+	XBLK_REQ_BAD_INDIRECT_OP, /* indirect inner op not READ or WRITE */
+	XBLK_REQ_BAD_SEG,	/* first_sect > last_sect, or beyond the page */
+	XBLK_REQ_MISALIGNED,	/* start or length not whole logical blocks */
+	XBLK_REQ_OUT_OF_RANGE,	/* past the end of the device, or wraps */
+	XBLK_REQ_EMPTY,		/* discard of zero sectors */
+};
+
+/**
+ * struct xblk_req_limits - what a request is checked against
+ * @sectors: device capacity in 512-byte sectors
+ * @logical_block_size: bytes; a power of two from 512 to XEN_PAGE_SIZE
+ * @max_indirect_segs: segments per indirect request we advertised, 0 if
+ *	indirect requests were not offered
+ * @read_only: the device was attached read-only
+ * @flush: feature-flush-cache was advertised
+ * @discard: feature-discard was advertised
+ */
+struct xblk_req_limits {
+	u64 sectors;
+	unsigned int logical_block_size;
+	unsigned int max_indirect_segs;
+	bool read_only;
+	bool flush;
+	bool discard;
+};
+
+/**
+ * xblk_req_from_x86_32() - decode a private copy of an x86_32 request
+ * @src: the request, already copied out of the shared ring
+ * @dst: the same request in the native layout
+ *
+ * Only the fields of @src->operation's layout are decoded; an unknown
+ * operation keeps just the id, enough to answer it.  Nothing is validated.
+ */
+static inline void xblk_req_from_x86_32(const struct xblk_x86_32_request *src,
+					struct blkif_request *dst)
+{
+	unsigned int i;
+
+	memset(dst, 0, sizeof(*dst));
+	dst->operation = src->operation;
+	switch (src->operation) {
+	case BLKIF_OP_READ:
+	case BLKIF_OP_WRITE:
+	case BLKIF_OP_WRITE_BARRIER:
+	case BLKIF_OP_FLUSH_DISKCACHE:
+		dst->u.rw.nr_segments = src->u.rw.nr_segments;
+		dst->u.rw.handle = src->u.rw.handle;
+		dst->u.rw.id = src->u.rw.id;
+		dst->u.rw.sector_number = src->u.rw.sector_number;
+		for (i = 0; i < BLKIF_MAX_SEGMENTS_PER_REQUEST; i++)
+			dst->u.rw.seg[i] = src->u.rw.seg[i];
+		break;
+	case BLKIF_OP_DISCARD:
+		dst->u.discard.flag = src->u.discard.flag;
+		dst->u.discard.id = src->u.discard.id;
+		dst->u.discard.sector_number = src->u.discard.sector_number;
+		dst->u.discard.nr_sectors = src->u.discard.nr_sectors;
+		break;
+	case BLKIF_OP_INDIRECT:
+		dst->u.indirect.indirect_op = src->u.indirect.indirect_op;
+		dst->u.indirect.nr_segments = src->u.indirect.nr_segments;
+		dst->u.indirect.id = src->u.indirect.id;
+		dst->u.indirect.sector_number = src->u.indirect.sector_number;
+		dst->u.indirect.handle = src->u.indirect.handle;
+		for (i = 0; i < BLKIF_MAX_INDIRECT_PAGES_PER_REQUEST; i++)
+			dst->u.indirect.indirect_grefs[i] =
+				src->u.indirect.indirect_grefs[i];
+		break;
+	default:
+		dst->u.other.id = src->u.other.id;
+		break;
+	}
+}
+
+/**
+ * xblk_req_from_x86_64() - decode a private copy of an x86_64 request
+ * @src: the request, already copied out of the shared ring
+ * @dst: the same request in the native layout
+ *
+ * As xblk_req_from_x86_32().  On an x86_64 kernel the two layouts are the
+ * same; decoding field by field keeps a 32-bit backend correct as well.
+ */
+static inline void xblk_req_from_x86_64(const struct xblk_x86_64_request *src,
+					struct blkif_request *dst)
+{
+	unsigned int i;
+
+	memset(dst, 0, sizeof(*dst));
+	dst->operation = src->operation;
+	switch (src->operation) {
+	case BLKIF_OP_READ:
+	case BLKIF_OP_WRITE:
+	case BLKIF_OP_WRITE_BARRIER:
+	case BLKIF_OP_FLUSH_DISKCACHE:
+		dst->u.rw.nr_segments = src->u.rw.nr_segments;
+		dst->u.rw.handle = src->u.rw.handle;
+		dst->u.rw.id = src->u.rw.id;
+		dst->u.rw.sector_number = src->u.rw.sector_number;
+		for (i = 0; i < BLKIF_MAX_SEGMENTS_PER_REQUEST; i++)
+			dst->u.rw.seg[i] = src->u.rw.seg[i];
+		break;
+	case BLKIF_OP_DISCARD:
+		dst->u.discard.flag = src->u.discard.flag;
+		dst->u.discard.id = src->u.discard.id;
+		dst->u.discard.sector_number = src->u.discard.sector_number;
+		dst->u.discard.nr_sectors = src->u.discard.nr_sectors;
+		break;
+	case BLKIF_OP_INDIRECT:
+		dst->u.indirect.indirect_op = src->u.indirect.indirect_op;
+		dst->u.indirect.nr_segments = src->u.indirect.nr_segments;
+		dst->u.indirect.id = src->u.indirect.id;
+		dst->u.indirect.sector_number = src->u.indirect.sector_number;
+		dst->u.indirect.handle = src->u.indirect.handle;
+		for (i = 0; i < BLKIF_MAX_INDIRECT_PAGES_PER_REQUEST; i++)
+			dst->u.indirect.indirect_grefs[i] =
+				src->u.indirect.indirect_grefs[i];
+		break;
+	default:
+		dst->u.other.id = src->u.other.id;
+		break;
+	}
+}
+
+/**
+ * xblk_req_id() - the id to echo in the response
+ * @req: decoded request (any operation, valid or not)
+ *
+ * Every layout keeps the id at the same place, so this also works for an
+ * operation we do not know.
+ *
+ * Return: the frontend's id.
+ */
+static inline u64 xblk_req_id(const struct blkif_request *req)
+{
+	return req->u.other.id;
+}
+
+/**
+ * xblk_req_nr_segs() - number of data segments of a request
+ * @req: decoded request
+ *
+ * Return: the segment count as the frontend wrote it (not yet validated),
+ * 0 for operations that carry no segments.
+ */
+static inline unsigned int xblk_req_nr_segs(const struct blkif_request *req)
+{
+	switch (req->operation) {
+	case BLKIF_OP_READ:
+	case BLKIF_OP_WRITE:
+	case BLKIF_OP_FLUSH_DISKCACHE:
+		return req->u.rw.nr_segments;
+	case BLKIF_OP_INDIRECT:
+		return req->u.indirect.nr_segments;
+	}
+	return 0;
+}
+
+/**
+ * xblk_req_writes() - whether a data request moves data to the device
+ * @req: decoded, valid request
+ *
+ * Return: true for WRITE, FLUSH_DISKCACHE with data and indirect WRITE.
+ */
+static inline bool xblk_req_writes(const struct blkif_request *req)
+{
+	switch (req->operation) {
+	case BLKIF_OP_WRITE:
+	case BLKIF_OP_FLUSH_DISKCACHE:
+		return true;
+	case BLKIF_OP_INDIRECT:
+		return req->u.indirect.indirect_op == BLKIF_OP_WRITE;
+	}
+	return false;
+}
+
+/**
+ * xblk_req_check_range() - check a run of 512-byte sectors on the device
+ * @sector: first sector
+ * @nr_sectors: number of sectors
+ * @lim: device limits
+ *
+ * Return: XBLK_REQ_VALID, XBLK_REQ_MISALIGNED or XBLK_REQ_OUT_OF_RANGE.
+ */
+static inline enum xblk_req_err
+xblk_req_check_range(u64 sector, u64 nr_sectors,
+		     const struct xblk_req_limits *lim)
+{
+	u64 mask = (lim->logical_block_size >> XBLK_SECTOR_SHIFT) - 1;
+
+	if ((sector | nr_sectors) & mask)
+		return XBLK_REQ_MISALIGNED;
+	/* Written so that no sum can wrap around 2^64. */
+	if (sector > lim->sectors || nr_sectors > lim->sectors - sector)
+		return XBLK_REQ_OUT_OF_RANGE;
+	return XBLK_REQ_VALID;
+}
+
+/**
+ * xblk_req_check_segs() - validate the segments of a data request
+ * @seg: private copy of the segments (from the request or indirect pages)
+ * @nr_segs: their number, already checked by xblk_req_check()
+ * @sector: first sector of the request
+ * @lim: device limits
+ * @nr_sectors: returns the request's length in 512-byte sectors
+ *
+ * Each segment must lie inside its page (first_sect <= last_sect <= 7 for
+ * 4 KiB pages).  The request as a whole must start and end on a logical
+ * block boundary and lie inside the device.  Segment boundaries need not be
+ * logical-block aligned: a guest may split a block across two pages, and
+ * the block layer only needs the whole bio aligned.
+ *
+ * Return: XBLK_REQ_VALID or the first rule broken.
+ */
+static inline enum xblk_req_err
+xblk_req_check_segs(const struct blkif_request_segment *seg,
+		    unsigned int nr_segs, u64 sector,
+		    const struct xblk_req_limits *lim, u64 *nr_sectors)
+{
+	u64 total = 0;
+	unsigned int i;
+
+	for (i = 0; i < nr_segs; i++) {
+		if (seg[i].first_sect > seg[i].last_sect ||
+		    seg[i].last_sect >= XBLK_SECTORS_PER_PAGE)
+			return XBLK_REQ_BAD_SEG;
+		total += seg[i].last_sect - seg[i].first_sect + 1U;
+	}
+	*nr_sectors = total;
+	return xblk_req_check_range(sector, total, lim);
+}
+
+/**
+ * xblk_req_check() - validate a decoded request
+ * @req: private, decoded copy of the request
+ * @lim: device limits and what was advertised
+ *
+ * Checks, in order: the operation is known and its feature was offered; a
+ * request that modifies the device is refused on a read-only one; the
+ * segment count suits the operation (zero only for a flush); the inner
+ * operation of an indirect request is READ or WRITE; and, for everything
+ * whose extent is in @req itself, the segments and the sector range.  The
+ * segments of an indirect request live in the indirect pages: check them
+ * with xblk_req_check_segs() once copied.
+ *
+ * BLKIF_OP_WRITE_BARRIER is never offered.  The secure flag of a discard
+ * needs no check: blkif says it is ignored when discard-secure is not
+ * advertised.
+ *
+ * Return: XBLK_REQ_VALID or the first rule broken.
+ */
+static inline enum xblk_req_err
+xblk_req_check(const struct blkif_request *req,
+	       const struct xblk_req_limits *lim)
+{
+	struct blkif_request_segment seg[BLKIF_MAX_SEGMENTS_PER_REQUEST];
+	unsigned int nseg;
+	u64 nr_sectors;
+
+	switch (req->operation) {
+	case BLKIF_OP_READ:
+	case BLKIF_OP_WRITE:
+		if (req->operation == BLKIF_OP_WRITE && lim->read_only)
+			return XBLK_REQ_READ_ONLY;
+		nseg = req->u.rw.nr_segments;
+		if (!nseg || nseg > BLKIF_MAX_SEGMENTS_PER_REQUEST)
+			return XBLK_REQ_BAD_NR_SEGS;
+		/* Aligned copy: the request struct is packed. */
+		memcpy(seg, req->u.rw.seg, sizeof(seg));
+		return xblk_req_check_segs(seg, nseg,
+					   req->u.rw.sector_number, lim,
+					   &nr_sectors);
+	case BLKIF_OP_FLUSH_DISKCACHE:
+		if (!lim->flush)
+			return XBLK_REQ_NOT_OFFERED;
+		if (lim->read_only)
+			return XBLK_REQ_READ_ONLY;
+		nseg = req->u.rw.nr_segments;
+		if (nseg > BLKIF_MAX_SEGMENTS_PER_REQUEST)
+			return XBLK_REQ_BAD_NR_SEGS;
+		if (!nseg)
+			return XBLK_REQ_VALID;
+		memcpy(seg, req->u.rw.seg, sizeof(seg));
+		return xblk_req_check_segs(seg, nseg,
+					   req->u.rw.sector_number, lim,
+					   &nr_sectors);
+	case BLKIF_OP_DISCARD:
+		if (!lim->discard)
+			return XBLK_REQ_NOT_OFFERED;
+		if (lim->read_only)
+			return XBLK_REQ_READ_ONLY;
+		if (!req->u.discard.nr_sectors)
+			return XBLK_REQ_EMPTY;
+		return xblk_req_check_range(req->u.discard.sector_number,
+					    req->u.discard.nr_sectors, lim);
+	case BLKIF_OP_INDIRECT:
+		if (!lim->max_indirect_segs)
+			return XBLK_REQ_NOT_OFFERED;
+		if (req->u.indirect.indirect_op != BLKIF_OP_READ &&
+		    req->u.indirect.indirect_op != BLKIF_OP_WRITE)
+			return XBLK_REQ_BAD_INDIRECT_OP;
+		if (req->u.indirect.indirect_op == BLKIF_OP_WRITE &&
+		    lim->read_only)
+			return XBLK_REQ_READ_ONLY;
+		nseg = req->u.indirect.nr_segments;
+		if (!nseg || nseg > lim->max_indirect_segs ||
+		    nseg > XBLK_MAX_INDIRECT_SEGS)
+			return XBLK_REQ_BAD_NR_SEGS;
+		/* Segments are checked once copied out of the indirect pages. */
+		return XBLK_REQ_VALID;
+	case BLKIF_OP_WRITE_BARRIER:
+		return XBLK_REQ_NOT_OFFERED;
+	}
+	return XBLK_REQ_BAD_OP;
+}
+
+/**
+ * xblk_req_err_status() - response status for a refused request
+ * @err: value returned by xblk_req_check() or xblk_req_check_segs()
+ *
+ * Return: BLKIF_RSP_EOPNOTSUPP for an operation we do not do, so that the
+ * frontend can stop using it; BLKIF_RSP_ERROR otherwise; BLKIF_RSP_OKAY
+ * for XBLK_REQ_VALID.
+ */
+static inline s16 xblk_req_err_status(enum xblk_req_err err)
+{
+	switch (err) {
+	case XBLK_REQ_VALID:
+		return BLKIF_RSP_OKAY;
+	case XBLK_REQ_BAD_OP:
+	case XBLK_REQ_NOT_OFFERED:
+		return BLKIF_RSP_EOPNOTSUPP;
+	default:
+		return BLKIF_RSP_ERROR;
+	}
+}
+
+/**
+ * xblk_req_err_str() - human-readable reason for a refused request
+ * @err: value returned by xblk_req_check() or xblk_req_check_segs()
+ *
+ * Return: a static string.
+ */
+static inline const char *xblk_req_err_str(enum xblk_req_err err)
+{
+	switch (err) {
+	case XBLK_REQ_VALID:		return "valid";
+	case XBLK_REQ_BAD_OP:		return "unknown operation";
+	case XBLK_REQ_NOT_OFFERED:	return "operation not offered";
+	case XBLK_REQ_READ_ONLY:	return "write to read-only device";
+	case XBLK_REQ_BAD_NR_SEGS:	return "bad segment count";
+	case XBLK_REQ_BAD_INDIRECT_OP:	return "bad indirect operation";
+	case XBLK_REQ_BAD_SEG:		return "bad segment";
+	case XBLK_REQ_MISALIGNED:	return "not aligned to the logical block";
+	case XBLK_REQ_OUT_OF_RANGE:	return "beyond the end of the device";
+	case XBLK_REQ_EMPTY:		return "empty discard";
+	}
+	return "?";
+}
+
+#endif /* XBLK_REQUEST_H */
