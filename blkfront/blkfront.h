@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * xblkfront private definitions.
+ *
+ * Object model: one struct xbf_info per virtual disk (one xenbus device),
+ * owning nr_rings struct xbf_ring, one per blk-mq hardware queue.  Each ring
+ * has its own shared ring pages, event channel, grant pools and lock, so
+ * hardware queues never contend with each other.
+ *
+ * The blk-mq tag of a request doubles as its blkif request id: tags of one
+ * hardware queue are unique among its in-flight requests and never exceed
+ * the ring size (queue_depth == ring slots), so no id free list is needed.
+ */
+#ifndef XBLKFRONT_H
+#define XBLKFRONT_H
+
+#include <linux/blk-mq.h>
+#include <linux/kobject.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <xen/grant_table.h>
+#include <xen/xenbus.h>
+#include <xblk/xenstore.h>
+
+#define XBF_NAME	"xblkfront"
+
+/* Minimum grants per ring; see xbf_pool_size(). */
+#define XBF_MIN_GRANTS	1024
+
+/**
+ * struct xbf_gnt - one grant reference we own, maybe with a page of our own
+ * @ref: the grant reference
+ * @page: our page behind @ref (persistent data grants and indirect frames),
+ *	  or NULL when the reference is granted on a bio page per request
+ * @lent: the bio page @ref is granted on while a request holds it
+ * @node: link in the free list of its pool
+ */
+struct xbf_gnt {
+	grant_ref_t ref;
+	struct page *page;
+	struct page *lent;
+	struct list_head node;
+};
+
+/**
+ * struct xbf_pool - free list of grants
+ * @free: unused entries
+ * @nr_free: length of @free
+ * @all: every entry, for teardown (array of @nr)
+ * @nr: number of entries
+ */
+struct xbf_pool {
+	struct list_head free;
+	unsigned int nr_free;
+	struct xbf_gnt *all;
+	unsigned int nr;
+};
+
+/**
+ * struct xbf_stats - per-ring counters, shown under queue-N/ in sysfs
+ * @kobj: the queue-N directory
+ * @reads: read requests sent
+ * @writes: write requests sent
+ * @flushes: flush (or barrier) requests sent
+ * @discards: discard and secure-erase requests sent
+ * @read_sectors: 512-byte sectors read
+ * @write_sectors: 512-byte sectors written
+ * @indirect: requests sent as BLKIF_OP_INDIRECT
+ * @ring_full: requests left to the block layer for lack of room
+ * @notify_out: event-channel notifications sent to the backend
+ * @notify_in: interrupts that found work
+ * @spurious: interrupts that found no work
+ * @errors: requests the backend failed
+ *
+ * Submission counters are updated under xbf_ring.lock, completion ones in
+ * the interrupt handler under the same lock; readers take no lock.
+ */
+struct xbf_stats {
+	struct kobject kobj;
+	u64 reads;
+	u64 writes;
+	u64 flushes;
+	u64 discards;
+	u64 read_sectors;
+	u64 write_sectors;
+	u64 indirect;
+	u64 ring_full;
+	u64 notify_out;
+	u64 notify_in;
+	u64 spurious;
+	u64 errors;
+};
+
+struct xbf_info;
+
+/**
+ * struct xbf_ring - one shared ring, one hardware queue
+ * @info: the disk
+ * @index: queue number
+ * @lock: protects @front, @inflight, @broken and the @stats counters
+ * @front: the front end of the shared ring
+ * @inflight: request of each outstanding id (= tag), NULL when free
+ * @nr_slots: ring size (and number of ids)
+ * @ring_refs: grant references of the ring pages
+ * @sring: the shared ring pages
+ * @evtchn: event channel to the backend
+ * @irq: its Linux irq
+ * @broken: the backend broke the protocol; the ring is dead
+ * @pool_lock: protects @data, @indirect and @need_rerun
+ * @data: persistent data grants (with pages) or references for bio pages
+ * @indirect: indirect descriptor frames (with pages)
+ * @need_rerun: a request was turned away for lack of grants
+ * @hctx: the hardware queue served by this ring
+ * @stats: counters
+ */
+struct xbf_ring {
+	struct xbf_info *info;
+	unsigned int index;
+
+	spinlock_t lock;
+	struct blkif_front_ring front;
+	struct request **inflight;
+	unsigned int nr_slots;
+	bool broken;
+
+	grant_ref_t ring_refs[1 << XBLK_MAX_RING_ORDER];
+	struct blkif_sring *sring;
+	evtchn_port_t evtchn;
+	int irq;
+
+	spinlock_t pool_lock;
+	struct xbf_pool data;
+	struct xbf_pool indirect;
+	bool need_rerun;
+
+	struct blk_mq_hw_ctx *hctx;
+	struct xbf_stats *stats;
+	char irq_name[32];
+};
+
+/* Life of a disk as seen by blk-mq callbacks (xbf_info.state). */
+enum xbf_state {
+	XBF_DISCONNECTED,	/* no rings, or rings not connected yet */
+	XBF_CONNECTED,		/* serving I/O */
+	XBF_CLOSING,		/* backend asked to close; no new I/O */
+	XBF_ERROR,		/* backend broke the protocol; fail I/O */
+};
+
+/**
+ * struct xbf_info - one virtual disk
+ * @xbdev: our xenbus device
+ * @mutex: serialises xenbus state changes and teardown against each other
+ * @state: enum xbf_state, read locklessly by the I/O path (READ_ONCE)
+ * @vdevice: "virtual-device" value
+ * @handle: blkif handle (the low 16 bits of @vdevice)
+ * @index: xvd disk index
+ * @part: partition number when the vbd is a partition
+ * @name: disk name (xvdb, xvda1, ...)
+ * @cdrom: device-type is cdrom
+ * @first_minor: first minor number of the gendisk
+ * @minors: number of minors (1 for a partition vbd)
+ * @fl: our limits, sampled from the module parameters when the rings are
+ *	set up, so negotiation uses what we advertised
+ * @be: backend offers, parsed at connect
+ * @neg: negotiated configuration
+ * @nr_rings: number of entries in @rings
+ * @rings: the rings
+ * @tag_set: blk-mq tag set
+ * @gd: the disk, once connected
+ * @flush_op: BLKIF_OP_FLUSH_DISKCACHE, BLKIF_OP_WRITE_BARRIER or 0
+ * @error_work: moves a broken device to Closed outside interrupt context
+ *
+ * @mutex protects @rings/@nr_rings setup and teardown, @gd creation and
+ * deletion, @be and @neg.
+ */
+struct xbf_info {
+	struct xenbus_device *xbdev;
+	struct mutex mutex;
+	enum xbf_state state;
+
+	u32 vdevice;
+	u16 handle;
+	unsigned int index;
+	unsigned int part;
+	char name[32];
+	bool cdrom;
+	unsigned int first_minor;
+	unsigned int minors;
+
+	struct xblk_fe_limits fl;
+	struct xblk_be_info be;
+	struct xblk_negotiated neg;
+
+	unsigned int nr_rings;
+	struct xbf_ring *rings;
+
+	struct blk_mq_tag_set tag_set;
+	struct gendisk *gd;
+	u8 flush_op;
+
+	struct work_struct error_work;
+};
+
+/**
+ * struct xbf_req - per-request driver data (blk-mq PDU)
+ * @op: blkif operation as sent (for response validation)
+ * @status: completion status
+ * @nr_data: entries of @gnt reserved for data
+ * @nr_indirect: indirect frames, after the data entries in @gnt
+ * @nr_segs: data segments actually sent (<= @nr_data)
+ * @rsp_status: BLKIF_RSP_* status of the response
+ * @next: link while completing a batch
+ * @gnt: grants held by the request, data first, then indirect frames
+ */
+struct xbf_req {
+	u8 op;
+	blk_status_t status;
+	u16 nr_data;
+	u16 nr_indirect;
+	u16 nr_segs;
+	s16 rsp_status;
+	struct xbf_req *next;
+	struct xbf_gnt *gnt[];
+};
+
+/* Module parameters (main.c), sampled when a disk connects. */
+extern unsigned int xbf_max_queues;
+extern unsigned int xbf_max_ring_order;
+extern unsigned int xbf_max_indirect_segs;
+extern bool xbf_persistent;
+
+/* xenbus.c */
+int xbf_xenbus_register(void);
+void xbf_xenbus_unregister(void);
+void xbf_fail(struct xbf_info *info, const char *fmt, ...) __printf(2, 3);
+
+/* ring.c */
+int xbf_rings_alloc(struct xbf_info *info, unsigned int nr, unsigned int order);
+void xbf_rings_free(struct xbf_info *info);
+int xbf_rings_write_keys(struct xbf_info *info, struct xenbus_transaction xbt);
+int xbf_ring_pools_alloc(struct xbf_ring *ring);
+void xbf_ring_kick(struct xbf_ring *ring);
+
+/* grant.c */
+int xbf_pool_init(struct xbf_pool *pool, unsigned int nr, bool with_pages,
+		  domid_t domid, bool readonly);
+void xbf_pool_destroy(struct xbf_pool *pool);
+unsigned int xbf_pool_size(const struct xblk_negotiated *neg);
+bool xbf_grants_get(struct xbf_ring *ring, struct xbf_req *req,
+		    unsigned int nr_data, unsigned int nr_indirect);
+void xbf_grants_put(struct xbf_ring *ring, struct xbf_req *req);
+
+/* request.c */
+blk_status_t xbf_build(struct xbf_ring *ring, struct request *rq,
+		       struct blkif_request *breq);
+void xbf_finish(struct xbf_ring *ring, struct request *rq, s16 status);
+unsigned int xbf_data_grants(const struct xbf_info *info, struct request *rq);
+
+/* mq.c */
+int xbf_disk_create(struct xbf_info *info);
+void xbf_disk_destroy(struct xbf_info *info);
+void xbf_disk_update_capacity(struct xbf_info *info, u64 sectors);
+void xbf_fail_inflight(struct xbf_info *info);
+void xbf_complete_list(struct xbf_ring *ring, struct xbf_req *list);
+
+/* sysfs.c */
+int xbf_stats_add(struct xbf_ring *ring);
+void xbf_stats_del(struct xbf_ring *ring);
+extern const struct attribute_group *xbf_dev_groups[];
+
+static inline struct xbf_req *xbf_req(struct request *rq)
+{
+	return blk_mq_rq_to_pdu(rq);
+}
+
+static inline struct request *xbf_rq(struct xbf_req *req)
+{
+	return blk_mq_rq_from_pdu(req);
+}
+
+#endif /* XBLKFRONT_H */

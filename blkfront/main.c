@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xblkfront: Xen PV block frontend - module entry and parameters.
+ *
+ * Every parameter is sampled when a disk connects to its backend, so
+ * changing one at runtime is safe: it applies to disks attached (or
+ * reconnected) afterwards.  Values are range checked on write.
+ */
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <xen/xen.h>
+#include <xen/platform_pci.h>
+
+#include "blkfront.h"
+
+/* ----------------------------- parameters ----------------------------- */
+
+unsigned int xbf_max_queues = 4;
+unsigned int xbf_max_ring_order = 2;
+unsigned int xbf_max_indirect_segs = 256;
+bool xbf_persistent = true;
+
+static int xbf_set_queues(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, XBLK_MAX_QUEUES);
+}
+
+static int xbf_set_ring_order(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, XBLK_MAX_RING_ORDER);
+}
+
+static int xbf_set_indirect(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, XBLK_MAX_INDIRECT_SEGS);
+}
+
+static const struct kernel_param_ops xbf_queues_ops = {
+	.set = xbf_set_queues,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops xbf_ring_order_ops = {
+	.set = xbf_set_ring_order,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops xbf_indirect_ops = {
+	.set = xbf_set_indirect,
+	.get = param_get_uint,
+};
+
+module_param_cb(max_queues, &xbf_queues_ops, &xbf_max_queues, 0644);
+MODULE_PARM_DESC(max_queues,
+		 "Maximum hardware queues (rings) per disk, 1-32; the disk uses min(this, online vCPUs, backend maximum) (default 4)");
+module_param_cb(max_ring_page_order, &xbf_ring_order_ops, &xbf_max_ring_order, 0644);
+MODULE_PARM_DESC(max_ring_page_order,
+		 "Maximum log2 of pages per ring, 0-4, capped by the backend (default 2)");
+module_param_cb(max_indirect_segments, &xbf_indirect_ops, &xbf_max_indirect_segs, 0644);
+MODULE_PARM_DESC(max_indirect_segments,
+		 "Maximum segments per request with indirect descriptors, 0 (off) - 4096, capped by the backend (default 256)");
+module_param_named(feature_persistent, xbf_persistent, bool, 0644);
+MODULE_PARM_DESC(feature_persistent,
+		 "Use persistent grants when the backend offers them (default Y)");
+
+/* ---------------------------------------------------------------------- */
+
+static int __init xbf_init(void)
+{
+	int err;
+
+	if (!xen_domain())
+		return -ENODEV;
+	if (!xen_has_pv_disk_devices())
+		return -ENODEV;
+
+	err = register_blkdev(XBLK_XVD_MAJOR, "xvd");
+	if (err) {
+		pr_err("cannot register block major %d (%d): unload or blacklist xen-blkfront\n",
+		       XBLK_XVD_MAJOR, err);
+		return err;
+	}
+
+	err = xbf_xenbus_register();
+	if (err)
+		goto out_unregister_blkdev;
+	return 0;
+
+out_unregister_blkdev:
+	unregister_blkdev(XBLK_XVD_MAJOR, "xvd");
+	return err;
+}
+module_init(xbf_init);
+
+static void __exit xbf_exit(void)
+{
+	xbf_xenbus_unregister();
+	unregister_blkdev(XBLK_XVD_MAJOR, "xvd");
+}
+module_exit(xbf_exit);
+
+MODULE_DESCRIPTION("Xen PV block frontend with batched, merge-friendly blk-mq dispatch");
+MODULE_LICENSE("GPL");
+MODULE_ALIAS("xen:vbd");

@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xblkfront: blk-mq glue - dispatch, batching, completion, the gendisk.
+ *
+ * Dispatch is built for batching.  A request is prepared (grants taken,
+ * segments written) outside the ring lock, then placed on the ring under
+ * it; the ring is pushed, and the backend notified, only at the end of a
+ * batch: on bd->last, in ->commit_rqs(), or once per ring in ->queue_rqs().
+ * The push decides under the lock whether the backend wants an event
+ * (RING_PUSH_REQUESTS_AND_CHECK_NOTIFY); the notification is sent after
+ * the lock is dropped.
+ *
+ * When grants run out a request goes back to the block layer with
+ * BLK_STS_DEV_RESOURCE, where later bios can still merge into it; the
+ * completion path reruns the queue.
+ */
+#include <linux/blk-mq.h>
+#include <linux/blkdev.h>
+#include <linux/module.h>
+#include <xen/page.h>
+#include <xblk/compat.h>
+
+#include "blkfront.h"
+
+static const struct block_device_operations xbf_fops = {
+	.owner = THIS_MODULE,
+};
+
+/* Take grants and build the private ring request.  No ring lock held. */
+static blk_status_t xbf_prep(struct xbf_ring *ring, struct request *rq,
+			     struct blkif_request *breq)
+{
+	struct xbf_info *info = ring->info;
+	unsigned int nr_data, nr_ind = 0;
+	blk_status_t sts;
+
+	if (unlikely(READ_ONCE(info->state) != XBF_CONNECTED))
+		return BLK_STS_IOERR;
+
+	nr_data = xbf_data_grants(info, rq);
+	if (WARN_ON_ONCE(nr_data > info->neg.segs))
+		return BLK_STS_IOERR;
+	if (nr_data > BLKIF_MAX_SEGMENTS_PER_REQUEST)
+		nr_ind = xblk_indirect_frames(nr_data);
+	if (!xbf_grants_get(ring, xbf_req(rq), nr_data, nr_ind))
+		return BLK_STS_DEV_RESOURCE;
+
+	sts = xbf_build(ring, rq, breq);
+	if (sts != BLK_STS_OK)
+		xbf_finish(ring, rq, BLKIF_RSP_ERROR);
+	return sts;
+}
+
+/* Put a prepared request on the ring (not yet visible to the backend). */
+static bool xbf_ring_put(struct xbf_ring *ring, struct request *rq,
+			 struct blkif_request *breq)
+{
+	struct blkif_front_ring *fr = &ring->front;
+	struct xbf_stats *st = ring->stats;
+
+	lockdep_assert_held(&ring->lock);
+	if (unlikely(ring->broken || RING_FULL(fr) ||
+		     ring->inflight[rq->tag])) {
+		WARN_ON_ONCE(!ring->broken);
+		return false;
+	}
+
+	breq->u.rw.id = rq->tag;	/* same offset in every variant */
+	*RING_GET_REQUEST(fr, fr->req_prod_pvt) = *breq;
+	fr->req_prod_pvt++;
+	ring->inflight[rq->tag] = rq;
+
+	switch (req_op(rq)) {
+	case REQ_OP_READ:
+		st->reads++;
+		st->read_sectors += blk_rq_sectors(rq);
+		break;
+	case REQ_OP_WRITE:
+		st->writes++;
+		st->write_sectors += blk_rq_sectors(rq);
+		break;
+	case REQ_OP_FLUSH:
+		st->flushes++;
+		break;
+	default:
+		st->discards++;
+		break;
+	}
+	if (breq->operation == BLKIF_OP_INDIRECT)
+		st->indirect++;
+	return true;
+}
+
+/* Make queued requests visible; Return: whether the backend needs a kick. */
+static bool xbf_ring_push(struct xbf_ring *ring)
+{
+	int notify;
+
+	lockdep_assert_held(&ring->lock);
+	RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&ring->front, notify);
+	if (notify)
+		ring->stats->notify_out++;
+	return notify;
+}
+
+static void xbf_commit(struct xbf_ring *ring)
+{
+	unsigned long flags;
+	bool notify;
+
+	spin_lock_irqsave(&ring->lock, flags);
+	notify = xbf_ring_push(ring);
+	spin_unlock_irqrestore(&ring->lock, flags);
+	if (notify)
+		xbf_ring_kick(ring);
+}
+
+/* Queue one request; push and notify only if @last. */
+static blk_status_t xbf_queue_one(struct xbf_ring *ring, struct request *rq,
+				  bool last)
+{
+	struct blkif_request breq = {};
+	unsigned long flags;
+	blk_status_t sts;
+	bool notify = false;
+
+	sts = xbf_prep(ring, rq, &breq);
+	if (sts != BLK_STS_OK) {
+		if (sts == BLK_STS_DEV_RESOURCE)
+			ring->stats->ring_full++;	/* racy count, fine */
+		return sts;
+	}
+	blk_mq_start_request(rq);
+
+	spin_lock_irqsave(&ring->lock, flags);
+	if (!xbf_ring_put(ring, rq, &breq)) {
+		spin_unlock_irqrestore(&ring->lock, flags);
+		xbf_finish(ring, rq, BLKIF_RSP_ERROR);
+		return BLK_STS_IOERR;
+	}
+	if (last)
+		notify = xbf_ring_push(ring);
+	spin_unlock_irqrestore(&ring->lock, flags);
+
+	if (notify)
+		xbf_ring_kick(ring);
+	return BLK_STS_OK;
+}
+
+static blk_status_t xbf_queue_rq(struct blk_mq_hw_ctx *hctx,
+				 const struct blk_mq_queue_data *bd)
+{
+	return xbf_queue_one(hctx->driver_data, bd->rq, bd->last);
+}
+
+static void xbf_commit_rqs(struct blk_mq_hw_ctx *hctx)
+{
+	xbf_commit(hctx->driver_data);
+}
+
+#ifdef XB_HAVE_QUEUE_RQS
+/*
+ * A plugged batch: every request goes on its ring unpushed; each ring
+ * touched is pushed, and its backend notified, once at the end.  Requests
+ * we cannot take go back to blk-mq, which issues them through ->queue_rq().
+ */
+static void xbf_queue_rqs(xb_rqs_t *rqlist)
+{
+	struct xbf_info *info = NULL;
+	struct xb_requeue requeue;
+	unsigned long touched = 0;
+	struct request *rq;
+	unsigned int i;
+
+	BUILD_BUG_ON(XBLK_MAX_QUEUES > BITS_PER_LONG);
+	xb_requeue_init(&requeue);
+	while ((rq = xb_rqs_pop(rqlist))) {
+		struct xbf_ring *ring = rq->mq_hctx->driver_data;
+
+		info = ring->info;
+		/* This path skips blk_mq_get_driver_tag(), which sets this. */
+		rq->mq_hctx->tags->rqs[rq->tag] = rq;
+		if (xbf_queue_one(ring, rq, false) != BLK_STS_OK) {
+			xb_requeue_add(&requeue, rq);
+			continue;
+		}
+		__set_bit(ring->index, &touched);
+	}
+	if (info)
+		for_each_set_bit(i, &touched, XBLK_MAX_QUEUES)
+			xbf_commit(&info->rings[i]);
+	xb_requeue_return(rqlist, &requeue);
+}
+#endif
+
+static void xbf_complete_rq(struct request *rq)
+{
+	blk_mq_end_request(rq, xbf_req(rq)->status);
+}
+
+static void xbf_complete_batch(struct io_comp_batch *iob)
+{
+	blk_mq_end_request_batch(iob);
+}
+
+/**
+ * xbf_complete_list() - complete requests whose responses were validated
+ * @ring: their ring
+ * @list: chained through xbf_req.next, NULL terminated
+ *
+ * Completes what it can as one batch, then reruns the hardware queue once
+ * if a request had been turned away for lack of grants.
+ *
+ * Context: interrupt or process context, no ring lock held.
+ */
+void xbf_complete_list(struct xbf_ring *ring, struct xbf_req *list)
+{
+	DEFINE_IO_COMP_BATCH(iob);
+	struct xbf_req *req, *next;
+	unsigned long flags;
+	bool rerun;
+
+	for (req = list; req; req = next) {
+		struct request *rq = xbf_rq(req);
+
+		next = req->next;
+		xbf_finish(ring, rq, req->rsp_status);
+		if (!xb_add_to_batch(rq, &iob, req->status != BLK_STS_OK,
+				     xbf_complete_batch))
+			blk_mq_complete_request(rq);
+	}
+	if (iob.complete)
+		iob.complete(&iob);
+
+	spin_lock_irqsave(&ring->pool_lock, flags);
+	rerun = ring->need_rerun;
+	ring->need_rerun = false;
+	spin_unlock_irqrestore(&ring->pool_lock, flags);
+	if (rerun && ring->hctx)
+		blk_mq_run_hw_queue(ring->hctx, true);
+}
+
+/**
+ * xbf_fail_inflight() - fail every request still waiting for a response
+ * @info: the disk, whose backend is gone or broken
+ *
+ * Context: process context, info->mutex held, rings allocated.
+ */
+void xbf_fail_inflight(struct xbf_info *info)
+{
+	unsigned int r, id;
+
+	lockdep_assert_held(&info->mutex);
+	for (r = 0; r < info->nr_rings; r++) {
+		struct xbf_ring *ring = &info->rings[r];
+		struct xbf_req *done = NULL;
+		unsigned long flags;
+
+		spin_lock_irqsave(&ring->lock, flags);
+		for (id = 0; id < ring->nr_slots; id++) {
+			struct request *rq = ring->inflight[id];
+
+			if (!rq)
+				continue;
+			ring->inflight[id] = NULL;
+			xbf_req(rq)->rsp_status = BLKIF_RSP_ERROR;
+			xbf_req(rq)->next = done;
+			done = xbf_req(rq);
+		}
+		spin_unlock_irqrestore(&ring->lock, flags);
+		xbf_complete_list(ring, done);
+	}
+}
+
+static int xbf_init_hctx(struct blk_mq_hw_ctx *hctx, void *data,
+			 unsigned int index)
+{
+	struct xbf_info *info = data;
+	struct xbf_ring *ring = &info->rings[index];
+
+	hctx->driver_data = ring;
+	ring->hctx = hctx;
+	return 0;
+}
+
+static void xbf_exit_hctx(struct blk_mq_hw_ctx *hctx, unsigned int index)
+{
+	struct xbf_ring *ring = hctx->driver_data;
+
+	ring->hctx = NULL;
+}
+
+static const struct blk_mq_ops xbf_mq_ops = {
+	.queue_rq	= xbf_queue_rq,
+	.commit_rqs	= xbf_commit_rqs,
+#ifdef XB_HAVE_QUEUE_RQS
+	.queue_rqs	= xbf_queue_rqs,
+#endif
+	.complete	= xbf_complete_rq,
+	.init_hctx	= xbf_init_hctx,
+	.exit_hctx	= xbf_exit_hctx,
+};
+
+static void xbf_fill_limits(const struct xbf_info *info, struct xb_limits *xl)
+{
+	const struct xblk_be_info *be = &info->be;
+	unsigned int max_sectors = info->neg.segs * XBLK_SECTORS_PER_PAGE;
+
+	if (be->max_sectors)
+		max_sectors = min(max_sectors, be->max_sectors);
+	max_sectors = max(max_sectors, be->sector_size >> XBLK_SECTOR_SHIFT);
+
+	*xl = (struct xb_limits){
+		.logical_block_size = be->sector_size,
+		.physical_block_size = be->phys_sector_size,
+		.io_min = be->io_min,
+		.io_opt = be->io_opt,
+		.max_hw_sectors = max_sectors,
+		.max_segments = info->neg.segs,
+		.max_segment_size = PAGE_SIZE,
+		.seg_boundary_mask = PAGE_SIZE - 1,
+		.write_cache = info->flush_op != 0,
+		.fua = false,	/* the block layer follows writes with a flush */
+	};
+	if (be->discard) {
+		xl->max_discard_sectors = UINT_MAX >> XBLK_SECTOR_SHIFT;
+		xl->discard_granularity = be->discard_granularity ?:
+					  be->sector_size;
+		xl->discard_alignment = be->discard_alignment;
+		if (be->discard_secure)
+			xl->max_secure_erase_sectors = xl->max_discard_sectors;
+	}
+}
+
+/**
+ * xbf_disk_create() - create the tag set and the gendisk of a connected disk
+ * @info: the disk, with rings and negotiated configuration in place
+ *
+ * Context: process context, info->mutex held.
+ * Return: 0 or a negative errno; nothing is left allocated on failure.
+ */
+int xbf_disk_create(struct xbf_info *info)
+{
+	struct blk_mq_tag_set *set = &info->tag_set;
+	unsigned int frames = info->neg.indirect ?
+			      xblk_indirect_frames(info->neg.segs) : 0;
+	struct xb_limits xl;
+	struct gendisk *gd;
+	int err;
+
+	lockdep_assert_held(&info->mutex);
+	memset(set, 0, sizeof(*set));
+	set->ops = &xbf_mq_ops;
+	set->nr_hw_queues = info->nr_rings;
+	/* One tag per ring slot: a request with a tag always has a slot. */
+	set->queue_depth = info->rings[0].nr_slots;
+	set->numa_node = NUMA_NO_NODE;
+	set->flags = XB_MQ_F_SHOULD_MERGE;
+	set->cmd_size = sizeof(struct xbf_req) +
+			(info->neg.segs + frames) * sizeof(struct xbf_gnt *);
+	set->driver_data = info;
+
+	err = blk_mq_alloc_tag_set(set);
+	if (err)
+		return err;
+
+	xbf_fill_limits(info, &xl);
+	gd = xb_alloc_disk(set, &xl, info);
+	if (IS_ERR(gd)) {
+		err = PTR_ERR(gd);
+		goto out_free_tag_set;
+	}
+
+	gd->major = XBLK_XVD_MAJOR;
+	gd->first_minor = info->first_minor;
+	gd->minors = info->minors;
+	gd->fops = &xbf_fops;
+	gd->private_data = info;
+	strscpy(gd->disk_name, info->name, sizeof(gd->disk_name));
+	set_capacity(gd, info->be.sectors);
+	if (info->be.info & (XBLK_VDISK_READONLY | XBLK_VDISK_CDROM))
+		set_disk_ro(gd, true);
+	if (info->be.info & (XBLK_VDISK_REMOVABLE | XBLK_VDISK_CDROM))
+		gd->flags |= GENHD_FL_REMOVABLE;
+
+	info->gd = gd;
+	err = device_add_disk(&info->xbdev->dev, gd, NULL);
+	if (err)
+		goto out_put_disk;
+	return 0;
+
+out_put_disk:
+	info->gd = NULL;
+	put_disk(gd);
+out_free_tag_set:
+	blk_mq_free_tag_set(set);
+	return err;
+}
+
+/**
+ * xbf_disk_destroy() - remove the gendisk and free the tag set
+ * @info: the disk; I/O still in flight must be able to complete (rings
+ *	  connected) or have been failed with xbf_fail_inflight()
+ *
+ * Context: process context, info->mutex held.
+ */
+void xbf_disk_destroy(struct xbf_info *info)
+{
+	lockdep_assert_held(&info->mutex);
+	if (!info->gd)
+		return;
+	del_gendisk(info->gd);
+	put_disk(info->gd);
+	info->gd = NULL;
+	blk_mq_free_tag_set(&info->tag_set);
+}
+
+/**
+ * xbf_disk_update_capacity() - apply an online resize
+ * @info: the disk
+ * @sectors: new capacity in 512-byte sectors
+ *
+ * Context: process context, info->mutex held.
+ */
+void xbf_disk_update_capacity(struct xbf_info *info, u64 sectors)
+{
+	lockdep_assert_held(&info->mutex);
+	if (!info->gd || sectors == get_capacity(info->gd))
+		return;
+	dev_info(&info->xbdev->dev, "%s: capacity %llu -> %llu sectors\n",
+		 info->name, (unsigned long long)get_capacity(info->gd),
+		 (unsigned long long)sectors);
+	info->be.sectors = sectors;
+	set_capacity_and_notify(info->gd, sectors);
+}

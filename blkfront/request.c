@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xblkfront: block requests to blkif requests, and back.
+ *
+ * Nothing here touches the shared ring or blk-mq state: xbf_build() fills
+ * a private struct blkif_request that mq.c copies onto the ring under the
+ * ring lock, and xbf_finish() releases what a request held once its
+ * response has been validated.
+ */
+#include <linux/blk-mq.h>
+#include <linux/highmem.h>
+#include <xen/page.h>
+
+#include "blkfront.h"
+
+/* One data segment: bytes of one page, contiguous. */
+struct xbf_seg {
+	struct page *page;
+	unsigned int off;
+	unsigned int len;
+};
+
+/* Where the segments of the request being built go. */
+struct xbf_build {
+	struct xbf_req *req;
+	struct blkif_request_segment *direct;	/* NULL: indirect frames */
+	domid_t domid;
+	bool write;
+	bool persistent;
+};
+
+/*
+ * Pieces of a request that are contiguous in one page form one segment.
+ * The queue limits (segment size = page, page boundary) make this count
+ * equal to the request's physical segments, bounded by neg.segs.
+ */
+static bool xbf_seg_extends(const struct xbf_seg *seg, const struct bio_vec *bv)
+{
+	return seg->page == bv->bv_page && seg->off + seg->len == bv->bv_offset;
+}
+
+static int xbf_emit_seg(struct xbf_build *b, unsigned int i,
+			const struct xbf_seg *seg)
+{
+	struct xbf_req *req = b->req;
+	struct xbf_gnt *g = req->gnt[i];
+	struct blkif_request_segment *s;
+	u8 first, last;
+
+	if (WARN_ON_ONCE(xblk_seg_sectors(seg->off, seg->len, &first, &last)))
+		return -EIO;
+
+	if (!b->persistent) {
+		g->lent = seg->page;
+		gnttab_page_grant_foreign_access_ref_one(g->ref, b->domid,
+							 seg->page, b->write);
+	}
+
+	if (b->direct) {
+		s = &b->direct[i];
+	} else {
+		struct xbf_gnt *frame =
+			req->gnt[req->nr_data + i / XBLK_SEGS_PER_INDIRECT_FRAME];
+
+		s = (struct blkif_request_segment *)page_address(frame->page) +
+		    i % XBLK_SEGS_PER_INDIRECT_FRAME;
+	}
+	s->gref = g->ref;
+	s->first_sect = first;
+	s->last_sect = last;
+	return 0;
+}
+
+static int xbf_build_rw(struct xbf_ring *ring, struct request *rq,
+			struct blkif_request *breq)
+{
+	struct xbf_info *info = ring->info;
+	struct xbf_req *req = xbf_req(rq);
+	bool indirect = req->nr_indirect > 0;
+	struct xbf_build b = {
+		.req = req,
+		.direct = indirect ? NULL : breq->u.rw.seg,
+		.domid = info->xbdev->otherend_id,
+		.write = rq_data_dir(rq) == WRITE,
+		.persistent = info->neg.persistent,
+	};
+	struct xbf_seg seg = {};
+	struct req_iterator iter;
+	struct bio_vec bv;
+	unsigned int n = 0, i;
+
+	rq_for_each_segment(bv, rq, iter) {
+		if (n && xbf_seg_extends(&seg, &bv)) {
+			seg.len += bv.bv_len;
+		} else {
+			if (n && xbf_emit_seg(&b, n - 1, &seg))
+				return -EIO;
+			if (WARN_ON_ONCE(n == req->nr_data))
+				return -EIO;
+			seg = (struct xbf_seg){ bv.bv_page, bv.bv_offset, bv.bv_len };
+			n++;
+		}
+		/* Persistent grants carry our pages: copy the data in. */
+		if (b.persistent && b.write)
+			memcpy_from_bvec(page_address(req->gnt[n - 1]->page) +
+					 bv.bv_offset, &bv);
+	}
+	if (n && xbf_emit_seg(&b, n - 1, &seg))
+		return -EIO;
+	req->nr_segs = n;
+
+	if (indirect) {
+		breq->operation = BLKIF_OP_INDIRECT;
+		breq->u.indirect.indirect_op = b.write ? BLKIF_OP_WRITE :
+							 BLKIF_OP_READ;
+		breq->u.indirect.nr_segments = n;
+		breq->u.indirect.sector_number = blk_rq_pos(rq);
+		breq->u.indirect.handle = info->handle;
+		for (i = 0; i < req->nr_indirect; i++)
+			breq->u.indirect.indirect_grefs[i] =
+				req->gnt[req->nr_data + i]->ref;
+	} else {
+		breq->operation = b.write ? BLKIF_OP_WRITE : BLKIF_OP_READ;
+		breq->u.rw.nr_segments = n;
+		breq->u.rw.handle = info->handle;
+		breq->u.rw.sector_number = blk_rq_pos(rq);
+	}
+	return 0;
+}
+
+/**
+ * xbf_data_grants() - data grants a request needs
+ * @info: the disk
+ * @rq: the request
+ *
+ * Return: the number of data segments; 0 for requests without data.
+ */
+unsigned int xbf_data_grants(const struct xbf_info *info, struct request *rq)
+{
+	switch (req_op(rq)) {
+	case REQ_OP_READ:
+	case REQ_OP_WRITE:
+		return blk_rq_nr_phys_segments(rq);
+	default:
+		return 0;
+	}
+}
+
+/**
+ * xbf_build() - translate a block request into a private blkif request
+ * @ring: the ring it will go on
+ * @rq: the request, holding the grants it needs (xbf_grants_get())
+ * @breq: the blkif request to fill (id is set by the caller)
+ *
+ * Return: BLK_STS_OK, BLK_STS_NOTSUPP for an operation the backend did not
+ * offer, or BLK_STS_IOERR if the request breaks the queue limits.
+ */
+blk_status_t xbf_build(struct xbf_ring *ring, struct request *rq,
+		       struct blkif_request *breq)
+{
+	struct xbf_info *info = ring->info;
+	struct xbf_req *req = xbf_req(rq);
+
+	req->nr_segs = 0;
+	switch (req_op(rq)) {
+	case REQ_OP_READ:
+	case REQ_OP_WRITE:
+		if (xbf_build_rw(ring, rq, breq))
+			return BLK_STS_IOERR;
+		break;
+	case REQ_OP_FLUSH:
+		if (!info->flush_op)
+			return BLK_STS_NOTSUPP;
+		breq->operation = info->flush_op;
+		breq->u.rw.nr_segments = 0;
+		breq->u.rw.handle = info->handle;
+		breq->u.rw.sector_number = 0;
+		break;
+	case REQ_OP_SECURE_ERASE:
+	case REQ_OP_DISCARD:
+		if (!info->be.discard)
+			return BLK_STS_NOTSUPP;
+		breq->operation = BLKIF_OP_DISCARD;
+		breq->u.discard.flag = req_op(rq) == REQ_OP_SECURE_ERASE ?
+				       BLKIF_DISCARD_SECURE : 0;
+		breq->u.discard.sector_number = blk_rq_pos(rq);
+		breq->u.discard.nr_sectors = blk_rq_sectors(rq);
+		break;
+	default:
+		return BLK_STS_NOTSUPP;
+	}
+	req->op = breq->operation;
+	return BLK_STS_OK;
+}
+
+/* Copy read data from our persistent pages back into the request. */
+static void xbf_copy_back(struct request *rq)
+{
+	struct xbf_req *req = xbf_req(rq);
+	struct xbf_seg seg = {};
+	struct req_iterator iter;
+	struct bio_vec bv;
+	unsigned int n = 0;
+
+	rq_for_each_segment(bv, rq, iter) {
+		if (n && xbf_seg_extends(&seg, &bv)) {
+			seg.len += bv.bv_len;
+		} else {
+			if (n == req->nr_segs)
+				return;
+			seg = (struct xbf_seg){ bv.bv_page, bv.bv_offset, bv.bv_len };
+			n++;
+		}
+		memcpy_to_bvec(&bv, page_address(req->gnt[n - 1]->page) +
+			       bv.bv_offset);
+	}
+}
+
+/**
+ * xbf_finish() - release what a request held, after its response
+ * @ring: its ring
+ * @rq: the request
+ * @status: BLKIF_RSP_* status of the (validated) response, or
+ *	    BLKIF_RSP_ERROR when the request is failed locally
+ *
+ * Revokes transient grants.  A grant the backend still maps cannot be
+ * revoked: its bio page is pinned until the backend lets go, the request
+ * fails and the disk is put into the error state, since a backend that
+ * answers while still mapping the data is broken.
+ *
+ * Context: any (called from the interrupt handler).
+ */
+void xbf_finish(struct xbf_ring *ring, struct request *rq, s16 status)
+{
+	struct xbf_info *info = ring->info;
+	struct xbf_req *req = xbf_req(rq);
+	unsigned int i;
+
+	if (!info->neg.persistent) {
+		for (i = 0; i < req->nr_segs; i++) {
+			struct xbf_gnt *g = req->gnt[i];
+
+			if (!gnttab_end_foreign_access_ref(g->ref)) {
+				get_page(g->lent);
+				gnttab_end_foreign_access(g->ref, g->lent);
+				g->ref = INVALID_GRANT_REF;
+				status = BLKIF_RSP_ERROR;
+				xbf_fail(info, "backend still maps a completed request's page");
+			}
+			g->lent = NULL;
+		}
+	} else if (status == BLKIF_RSP_OKAY && req_op(rq) == REQ_OP_READ) {
+		xbf_copy_back(rq);
+	}
+	xbf_grants_put(ring, req);
+
+	switch (status) {
+	case BLKIF_RSP_OKAY:
+		req->status = BLK_STS_OK;
+		break;
+	case BLKIF_RSP_EOPNOTSUPP:
+		req->status = BLK_STS_NOTSUPP;
+		break;
+	default:
+		req->status = BLK_STS_IOERR;
+		break;
+	}
+}

@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xblkfront: shared rings, event channels and the response path.
+ *
+ * The interrupt handler copies each response out of the shared ring once,
+ * validates the copy (wire.h) and only then touches the request it names.
+ * A backend that breaks the protocol gets its ring stopped: we withhold the
+ * late EOI so it cannot keep us busy, and move the disk to the error state.
+ */
+#include <linux/interrupt.h>
+#include <linux/slab.h>
+#include <xen/events.h>
+#include <xen/page.h>
+
+#include "blkfront.h"
+
+static void xbf_ring_broken(struct xbf_ring *ring, const char *why, u64 id)
+{
+	lockdep_assert_held(&ring->lock);
+	ring->broken = true;
+	xbf_fail(ring->info, "queue %u: bad response (%s, id %llu)",
+		 ring->index, why, id);
+}
+
+/*
+ * Collect every available response.  Validated requests are chained on
+ * *@tail for completion outside the lock.
+ * Return: true if any response was consumed.
+ */
+static bool xbf_collect(struct xbf_ring *ring, struct xbf_req ***tail)
+{
+	struct blkif_front_ring *fr = &ring->front;
+	bool work = false;
+	RING_IDX rp, i;
+	int more;
+
+	lockdep_assert_held(&ring->lock);
+	do {
+		rp = READ_ONCE(fr->sring->rsp_prod);
+		virt_rmb();	/* read responses only after rsp_prod */
+		if (!xblk_rsp_prod_sane(rp, fr->rsp_cons, fr->req_prod_pvt)) {
+			xbf_ring_broken(ring, "response producer ahead of requests",
+					rp - fr->rsp_cons);
+			return work;
+		}
+		for (i = fr->rsp_cons; i != rp; i++) {
+			struct blkif_response rsp;
+			struct request *rq = NULL;
+			enum xblk_rsp_err err;
+			struct xbf_req *req;
+
+			RING_COPY_RESPONSE(fr, i, &rsp);
+			if (rsp.id < ring->nr_slots)
+				rq = ring->inflight[rsp.id];
+			err = xblk_check_rsp(&rsp, ring->nr_slots, rq,
+					     rq ? xbf_req(rq)->op : 0);
+			if (err) {
+				fr->rsp_cons = i + 1;
+				xbf_ring_broken(ring, xblk_rsp_err_str(err), rsp.id);
+				return true;
+			}
+			ring->inflight[rsp.id] = NULL;
+			req = xbf_req(rq);
+			req->rsp_status = rsp.status;
+			if (rsp.status != BLKIF_RSP_OKAY)
+				ring->stats->errors++;
+			**tail = req;
+			*tail = &req->next;
+			work = true;
+		}
+		fr->rsp_cons = rp;
+		RING_FINAL_CHECK_FOR_RESPONSES(fr, more);
+	} while (more);
+	return work;
+}
+
+static irqreturn_t xbf_interrupt(int irq, void *dev_id)
+{
+	struct xbf_ring *ring = dev_id;
+	struct xbf_req *done = NULL, **tail = &done;
+	unsigned long flags;
+	bool work, broken;
+
+	spin_lock_irqsave(&ring->lock, flags);
+	if (ring->broken) {
+		/* No EOI: a misbehaving backend cannot make us spin. */
+		spin_unlock_irqrestore(&ring->lock, flags);
+		return IRQ_HANDLED;
+	}
+	work = xbf_collect(ring, &tail);
+	broken = ring->broken;
+	if (work)
+		ring->stats->notify_in++;
+	else
+		ring->stats->spurious++;
+	spin_unlock_irqrestore(&ring->lock, flags);
+
+	*tail = NULL;
+	xbf_complete_list(ring, done);
+
+	if (!broken)
+		xen_irq_lateeoi(irq, work ? 0 : XEN_EOI_FLAG_SPURIOUS);
+	return IRQ_HANDLED;
+}
+
+/**
+ * xbf_ring_kick() - notify the backend of new requests
+ * @ring: the ring, whose requests were pushed under its lock
+ *
+ * Context: called after dropping xbf_ring.lock.
+ */
+void xbf_ring_kick(struct xbf_ring *ring)
+{
+	notify_remote_via_irq(ring->irq);
+}
+
+static void xbf_ring_free(struct xbf_ring *ring)
+{
+	struct xbf_info *info = ring->info;
+
+	xbf_stats_del(ring);
+	if (ring->irq > 0) {
+		unbind_from_irqhandler(ring->irq, ring);	/* closes evtchn */
+		ring->irq = 0;
+		ring->evtchn = 0;
+	} else if (ring->evtchn) {
+		xenbus_free_evtchn(info->xbdev, ring->evtchn);
+		ring->evtchn = 0;
+	}
+	if (ring->sring)
+		xenbus_teardown_ring((void **)&ring->sring,
+				     1U << info->neg.ring_order, ring->ring_refs);
+	xbf_pool_destroy(&ring->data);
+	xbf_pool_destroy(&ring->indirect);
+	kfree(ring->inflight);
+	ring->inflight = NULL;
+}
+
+static int xbf_ring_alloc(struct xbf_ring *ring, unsigned int order)
+{
+	struct xbf_info *info = ring->info;
+	struct xenbus_device *dev = info->xbdev;
+	unsigned int nr_pages = 1U << order;
+	int err;
+
+	spin_lock_init(&ring->lock);
+	spin_lock_init(&ring->pool_lock);
+	INIT_LIST_HEAD(&ring->data.free);
+	INIT_LIST_HEAD(&ring->indirect.free);
+
+	err = xenbus_setup_ring(dev, GFP_NOIO, (void **)&ring->sring, nr_pages,
+				ring->ring_refs);
+	if (err)
+		return err;
+	XEN_FRONT_RING_INIT(&ring->front, ring->sring, XEN_PAGE_SIZE * nr_pages);
+	ring->nr_slots = RING_SIZE(&ring->front);
+
+	ring->inflight = kcalloc(ring->nr_slots, sizeof(*ring->inflight),
+				 GFP_KERNEL);
+	if (!ring->inflight)
+		return -ENOMEM;
+
+	err = xenbus_alloc_evtchn(dev, &ring->evtchn);
+	if (err)
+		return err;
+
+	snprintf(ring->irq_name, sizeof(ring->irq_name), "%s-q%u",
+		 info->name, ring->index);
+	err = bind_evtchn_to_irqhandler_lateeoi(ring->evtchn, xbf_interrupt, 0,
+						ring->irq_name, ring);
+	if (err < 0)
+		return err;
+	ring->irq = err;
+
+	return xbf_stats_add(ring);
+}
+
+/**
+ * xbf_rings_alloc() - set up the shared rings and event channels
+ * @info: the disk
+ * @nr: number of rings (hardware queues)
+ * @order: log2 of pages per ring
+ *
+ * Context: process context, info->mutex held.
+ * Return: 0 or a negative errno (nothing left allocated).
+ */
+int xbf_rings_alloc(struct xbf_info *info, unsigned int nr, unsigned int order)
+{
+	unsigned int i;
+	int err;
+
+	lockdep_assert_held(&info->mutex);
+	info->rings = kcalloc(nr, sizeof(*info->rings), GFP_KERNEL);
+	if (!info->rings)
+		return -ENOMEM;
+	info->nr_rings = nr;
+	info->neg.ring_order = order;
+
+	for (i = 0; i < nr; i++) {
+		info->rings[i].info = info;
+		info->rings[i].index = i;
+		err = xbf_ring_alloc(&info->rings[i], order);
+		if (err) {
+			xenbus_dev_fatal(info->xbdev, err, "setting up ring %u", i);
+			xbf_rings_free(info);
+			return err;
+		}
+	}
+	return 0;
+}
+
+/**
+ * xbf_rings_free() - tear down every ring of a disk
+ * @info: the disk; no request may be in flight on its rings
+ *
+ * Context: process context, info->mutex held.
+ */
+void xbf_rings_free(struct xbf_info *info)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&info->mutex);
+	for (i = 0; i < info->nr_rings; i++)
+		xbf_ring_free(&info->rings[i]);
+	kfree(info->rings);
+	info->rings = NULL;
+	info->nr_rings = 0;
+}
+
+/**
+ * xbf_ring_pools_alloc() - reserve the grants a ring's requests will use
+ * @ring: the ring
+ *
+ * Called at connect time, when segments and persistence are negotiated.
+ *
+ * Context: process context, info->mutex held.
+ * Return: 0 or a negative errno.
+ */
+int xbf_ring_pools_alloc(struct xbf_ring *ring)
+{
+	struct xbf_info *info = ring->info;
+	const struct xblk_negotiated *neg = &info->neg;
+	domid_t domid = info->xbdev->otherend_id;
+	unsigned int frames = 0;
+	int err;
+
+	lockdep_assert_held(&info->mutex);
+	err = xbf_pool_init(&ring->data, xbf_pool_size(neg), neg->persistent,
+			    domid, false);
+	if (err)
+		return err;
+	if (neg->indirect)
+		frames = ring->nr_slots * xblk_indirect_frames(neg->segs);
+	/* Backends map persistent grants read-write, frames included. */
+	err = xbf_pool_init(&ring->indirect, frames, true, domid,
+			    !neg->persistent);
+	if (err)
+		xbf_pool_destroy(&ring->data);
+	return err;
+}
+
+static int xbf_write_ring_keys(struct xbf_ring *ring,
+			       struct xenbus_transaction xbt, const char *dir)
+{
+	unsigned int i, nr_pages = 1U << ring->info->neg.ring_order;
+	char key[16];
+	int err;
+
+	if (nr_pages == 1) {
+		err = xenbus_printf(xbt, dir, XBLK_KEY_RING_REF, "%u",
+				    ring->ring_refs[0]);
+		if (err)
+			return err;
+	} else {
+		for (i = 0; i < nr_pages; i++) {
+			snprintf(key, sizeof(key), XBLK_KEY_RING_REF "%u", i);
+			err = xenbus_printf(xbt, dir, key, "%u",
+					    ring->ring_refs[i]);
+			if (err)
+				return err;
+		}
+	}
+	return xenbus_printf(xbt, dir, XBLK_KEY_EVTCHN, "%u", ring->evtchn);
+}
+
+/**
+ * xbf_rings_write_keys() - publish the rings in our xenstore directory
+ * @info: the disk
+ * @xbt: the transaction to write in
+ *
+ * One ring uses the top-level keys; several go under queue-N/ with
+ * multi-queue-num-queues, as blkif.h describes.  ring-page-order is
+ * top-level and applies to every queue.
+ *
+ * Return: 0 or a negative errno.
+ */
+int xbf_rings_write_keys(struct xbf_info *info, struct xenbus_transaction xbt)
+{
+	const char *node = info->xbdev->nodename;
+	unsigned int i;
+	int err;
+
+	if (info->neg.ring_order) {
+		err = xenbus_printf(xbt, node, XBLK_KEY_RING_ORDER, "%u",
+				    info->neg.ring_order);
+		if (err)
+			return err;
+	}
+	if (info->nr_rings == 1)
+		return xbf_write_ring_keys(&info->rings[0], xbt, node);
+
+	err = xenbus_printf(xbt, node, XBLK_KEY_NR_QUEUES, "%u", info->nr_rings);
+	if (err)
+		return err;
+	for (i = 0; i < info->nr_rings; i++) {
+		char *dir = kasprintf(GFP_KERNEL, "%s/queue-%u", node, i);
+
+		if (!dir)
+			return -ENOMEM;
+		err = xbf_write_ring_keys(&info->rings[i], xbt, dir);
+		kfree(dir);
+		if (err)
+			return err;
+	}
+	return 0;
+}

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xblkfront sysfs: the negotiated configuration as attributes of the xenbus
+ * device, and per-queue counters in its queue-N/ directories
+ * (Documentation/ABI/testing/sysfs-driver-xblkfront).  With the disk at
+ * /sys/block/xvdX, both are under /sys/block/xvdX/device/.
+ */
+#include <linux/device.h>
+#include <linux/kobject.h>
+#include <linux/slab.h>
+#include <linux/sysfs.h>
+
+#include "blkfront.h"
+
+/* ------------------------------ queue-N/ ------------------------------ */
+
+struct xbf_stat_attr {
+	struct attribute attr;
+	size_t offset;
+};
+
+static ssize_t xbf_stat_show(struct kobject *kobj, struct attribute *attr,
+			     char *buf)
+{
+	struct xbf_stats *st = container_of(kobj, struct xbf_stats, kobj);
+	struct xbf_stat_attr *sa = container_of(attr, struct xbf_stat_attr, attr);
+
+	return sysfs_emit(buf, "%llu\n",
+			  READ_ONCE(*(u64 *)((char *)st + sa->offset)));
+}
+
+static const struct sysfs_ops xbf_stat_ops = {
+	.show = xbf_stat_show,
+};
+
+#define XBF_STAT(field)							\
+	static struct xbf_stat_attr xbf_stat_##field = {		\
+		.attr = { .name = #field, .mode = 0444 },		\
+		.offset = offsetof(struct xbf_stats, field),		\
+	}
+
+XBF_STAT(reads);
+XBF_STAT(writes);
+XBF_STAT(flushes);
+XBF_STAT(discards);
+XBF_STAT(read_sectors);
+XBF_STAT(write_sectors);
+XBF_STAT(indirect);
+XBF_STAT(ring_full);
+XBF_STAT(notify_out);
+XBF_STAT(notify_in);
+XBF_STAT(spurious);
+XBF_STAT(errors);
+
+static struct attribute *xbf_stat_attrs[] = {
+	&xbf_stat_reads.attr,
+	&xbf_stat_writes.attr,
+	&xbf_stat_flushes.attr,
+	&xbf_stat_discards.attr,
+	&xbf_stat_read_sectors.attr,
+	&xbf_stat_write_sectors.attr,
+	&xbf_stat_indirect.attr,
+	&xbf_stat_ring_full.attr,
+	&xbf_stat_notify_out.attr,
+	&xbf_stat_notify_in.attr,
+	&xbf_stat_spurious.attr,
+	&xbf_stat_errors.attr,
+	NULL
+};
+ATTRIBUTE_GROUPS(xbf_stat);
+
+static void xbf_stats_release(struct kobject *kobj)
+{
+	kfree(container_of(kobj, struct xbf_stats, kobj));
+}
+
+static const struct kobj_type xbf_stats_ktype = {
+	.release = xbf_stats_release,
+	.sysfs_ops = &xbf_stat_ops,
+	.default_groups = xbf_stat_groups,
+};
+
+/**
+ * xbf_stats_add() - allocate a ring's counters and show them as queue-N/
+ * @ring: the ring
+ *
+ * Context: process context.
+ * Return: 0 or a negative errno.
+ */
+int xbf_stats_add(struct xbf_ring *ring)
+{
+	struct xbf_stats *st;
+	int err;
+
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	err = kobject_init_and_add(&st->kobj, &xbf_stats_ktype,
+				   &ring->info->xbdev->dev.kobj, "queue-%u",
+				   ring->index);
+	if (err) {
+		kobject_put(&st->kobj);
+		return err;
+	}
+	ring->stats = st;
+	return 0;
+}
+
+/**
+ * xbf_stats_del() - remove queue-N/ and drop the counters
+ * @ring: the ring
+ *
+ * Context: process context.
+ */
+void xbf_stats_del(struct xbf_ring *ring)
+{
+	if (!ring->stats)
+		return;
+	kobject_del(&ring->stats->kobj);
+	kobject_put(&ring->stats->kobj);
+	ring->stats = NULL;
+}
+
+/* --------------------- negotiated configuration ----------------------- */
+
+static ssize_t xbf_show(struct device *dev, char *buf,
+			unsigned int (*get)(const struct xbf_info *info))
+{
+	struct xbf_info *info = dev_get_drvdata(dev);
+	unsigned int v;
+
+	if (!info)
+		return -ENODEV;
+	mutex_lock(&info->mutex);
+	v = info->state == XBF_CONNECTED ? get(info) : 0;
+	mutex_unlock(&info->mutex);
+	return sysfs_emit(buf, "%u\n", v);
+}
+
+#define XBF_DEV_ATTR(attr_name, expr)					\
+	static unsigned int xbf_get_##attr_name(const struct xbf_info *info) \
+	{								\
+		return expr;						\
+	}								\
+	static ssize_t attr_name##_show(struct device *dev,		\
+					struct device_attribute *attr,	\
+					char *buf)			\
+	{								\
+		return xbf_show(dev, buf, xbf_get_##attr_name);		\
+	}								\
+	static DEVICE_ATTR_RO(attr_name)
+
+XBF_DEV_ATTR(nr_queues, info->nr_rings);
+XBF_DEV_ATTR(ring_page_order, info->neg.ring_order);
+XBF_DEV_ATTR(max_segments, info->neg.segs);
+XBF_DEV_ATTR(indirect, info->neg.indirect);
+XBF_DEV_ATTR(persistent, info->neg.persistent);
+XBF_DEV_ATTR(flush, info->flush_op != 0);
+XBF_DEV_ATTR(discard, info->be.discard);
+
+static struct attribute *xbf_dev_attrs[] = {
+	&dev_attr_nr_queues.attr,
+	&dev_attr_ring_page_order.attr,
+	&dev_attr_max_segments.attr,
+	&dev_attr_indirect.attr,
+	&dev_attr_persistent.attr,
+	&dev_attr_flush.attr,
+	&dev_attr_discard.attr,
+	NULL
+};
+
+static const struct attribute_group xbf_dev_group = {
+	.name = "xblk",
+	.attrs = xbf_dev_attrs,
+};
+
+const struct attribute_group *xbf_dev_groups[] = {
+	&xbf_dev_group,
+	NULL
+};

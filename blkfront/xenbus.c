@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xblkfront: xenbus state machine and negotiation with the backend.
+ *
+ *   backend InitWait  -> read ring maxima, set up rings, publish them,
+ *                        switch to Initialised
+ *   backend Connected -> read and validate the disk's keys, negotiate,
+ *                        create the gendisk, switch to Connected;
+ *                        while Connected: online resize
+ *   backend Closing   -> no new I/O, disk marked dead, switch to Closed
+ *   remove            -> fail what can no longer complete, delete the
+ *                        gendisk, free rings and grants
+ *
+ * Every key the backend writes is parsed by include/xblk/xenstore.h; a
+ * malformed or out-of-range value ends in xenbus_dev_fatal(), which logs it
+ * and closes the device.
+ */
+#include <linux/cpumask.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <xen/interface/io/protocols.h>
+#include <xen/xenbus.h>
+
+#include "blkfront.h"
+
+struct xbf_key_dir {
+	const char *dir;
+};
+
+static int xbf_read_key(void *ctx, const char *key, char *buf, size_t len)
+{
+	const struct xbf_key_dir *kd = ctx;
+	unsigned int vlen;
+	char *val;
+
+	val = xenbus_read(XBT_NIL, kd->dir, key, &vlen);
+	if (IS_ERR(val))
+		return PTR_ERR(val);
+	if (vlen >= len) {
+		kfree(val);
+		return -E2BIG;
+	}
+	memcpy(buf, val, vlen);
+	buf[vlen] = '\0';
+	kfree(val);
+	return 0;
+}
+
+static void xbf_error_work(struct work_struct *work)
+{
+	struct xbf_info *info = container_of(work, struct xbf_info, error_work);
+
+	mutex_lock(&info->mutex);
+	if (info->state == XBF_ERROR) {
+		mutex_unlock(&info->mutex);
+		return;
+	}
+	WRITE_ONCE(info->state, XBF_ERROR);
+	if (info->gd)
+		blk_mark_disk_dead(info->gd);
+	if (info->rings)
+		xbf_fail_inflight(info);
+	mutex_unlock(&info->mutex);
+	xenbus_dev_fatal(info->xbdev, -EPROTO,
+			 "backend broke the blkif protocol; disk failed");
+}
+
+/**
+ * xbf_fail() - report a protocol violation and fail the disk
+ * @info: the disk
+ * @fmt: what happened
+ *
+ * Logs (rate-limited: a backend controls how often this runs) and defers
+ * the state change to process context.
+ *
+ * Context: any.
+ */
+void xbf_fail(struct xbf_info *info, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	dev_err_ratelimited(&info->xbdev->dev, "%s: %pV\n", info->name, &vaf);
+	va_end(args);
+	schedule_work(&info->error_work);
+}
+
+/* Backend in InitWait: set up and publish the rings. */
+static int xbf_talk(struct xbf_info *info)
+{
+	struct xenbus_device *dev = info->xbdev;
+	struct xbf_key_dir kd = { .dir = dev->otherend };
+	unsigned int be_queues, be_order, nr;
+	struct xenbus_transaction xbt;
+	const char *bad_key = NULL;
+	const char *what;
+	int err;
+
+	err = xblk_parse_be_ring(xbf_read_key, &kd, &be_queues, &be_order,
+				 &bad_key);
+	if (err) {
+		xenbus_dev_fatal(dev, err, "backend key %s/%s is malformed",
+				 dev->otherend, bad_key);
+		return err;
+	}
+
+	mutex_lock(&info->mutex);
+	info->fl = (struct xblk_fe_limits){
+		.max_queues = READ_ONCE(xbf_max_queues),
+		.nr_cpus = num_online_cpus(),
+		.max_ring_order = READ_ONCE(xbf_max_ring_order),
+		.max_indirect_segs = READ_ONCE(xbf_max_indirect_segs),
+		.persistent = READ_ONCE(xbf_persistent),
+	};
+	nr = max(1U, min3(be_queues, info->fl.max_queues, info->fl.nr_cpus));
+	err = xbf_rings_alloc(info, nr, min(be_order, info->fl.max_ring_order));
+	if (err)
+		goto out_unlock;
+
+again:
+	err = xenbus_transaction_start(&xbt);
+	if (err) {
+		what = "starting transaction";
+		goto out_fatal;
+	}
+	err = xbf_rings_write_keys(info, xbt);
+	what = "writing ring keys";
+	if (!err) {
+		err = xenbus_printf(xbt, dev->nodename, XBLK_KEY_PROTOCOL, "%s",
+				    XEN_IO_PROTO_ABI_NATIVE);
+		what = "writing protocol";
+	}
+	if (!err) {
+		err = xenbus_printf(xbt, dev->nodename, XBLK_KEY_PERSISTENT,
+				    "%u", info->fl.persistent);
+		what = "writing feature-persistent";
+	}
+	if (err) {
+		xenbus_transaction_end(xbt, 1);
+		goto out_fatal;
+	}
+	err = xenbus_transaction_end(xbt, 0);
+	if (err == -EAGAIN)
+		goto again;
+	if (err) {
+		what = "completing transaction";
+		goto out_fatal;
+	}
+	mutex_unlock(&info->mutex);
+	xenbus_switch_state(dev, XenbusStateInitialised);
+	return 0;
+
+out_fatal:
+	xenbus_dev_fatal(dev, err, "%s", what);
+	xbf_rings_free(info);
+out_unlock:
+	mutex_unlock(&info->mutex);
+	return err;
+}
+
+static void xbf_print_config(struct xbf_info *info)
+{
+	const struct xblk_negotiated *neg = &info->neg;
+	const struct xblk_be_info *be = &info->be;
+
+	dev_info(&info->xbdev->dev,
+		 "%s: %llu sectors, %u queue%s, ring order %u (%u slots), %u segs/req%s, %s grants, %s, %s%s, sectors %u/%u%s\n",
+		 info->name, be->sectors, info->nr_rings,
+		 info->nr_rings == 1 ? "" : "s", neg->ring_order,
+		 info->rings[0].nr_slots, neg->segs,
+		 neg->indirect ? " (indirect)" : "",
+		 neg->persistent ? "persistent" : "transient",
+		 info->flush_op == BLKIF_OP_FLUSH_DISKCACHE ? "flush" :
+		 info->flush_op == BLKIF_OP_WRITE_BARRIER ? "barrier" :
+		 "no flush",
+		 be->discard ? "discard" : "no discard",
+		 be->discard_secure ? "+secure" : "",
+		 be->sector_size, be->phys_sector_size,
+		 be->info & XBLK_VDISK_READONLY ? ", read-only" : "");
+}
+
+/* Backend Connected while we are connected: only the size may change. */
+static void xbf_resize(struct xbf_info *info)
+{
+	struct xbf_key_dir kd = { .dir = info->xbdev->otherend };
+	u64 sectors;
+	int err;
+
+	err = xblk_read_u64(xbf_read_key, &kd, XBLK_KEY_SECTORS, XBLK_REQUIRED,
+			    0, ~(u64)0 >> 10, &sectors);
+	if (err) {
+		dev_err_ratelimited(&info->xbdev->dev,
+				    "%s: ignoring malformed sectors on resize (%d)\n",
+				    info->name, err);
+		return;
+	}
+	xbf_disk_update_capacity(info, sectors);
+}
+
+/* Backend Connected: validate its keys, negotiate, create the disk. */
+static void xbf_connect(struct xbf_info *info)
+{
+	struct xenbus_device *dev = info->xbdev;
+	struct xbf_key_dir kd = { .dir = dev->otherend };
+	const char *bad_key = NULL;
+	unsigned int i, nr_queues, order;
+	int err;
+
+	mutex_lock(&info->mutex);
+	if (info->state == XBF_CONNECTED) {
+		xbf_resize(info);
+		goto out_unlock;
+	}
+	if (info->state != XBF_DISCONNECTED || !info->rings)
+		goto out_unlock;
+
+	err = xblk_parse_be_info(xbf_read_key, &kd, &info->be, &bad_key,
+				 PAGE_SIZE);
+	if (err) {
+		xenbus_dev_fatal(dev, err, "backend key %s/%s is %s",
+				 dev->otherend, bad_key,
+				 err == -ENOENT ? "missing" : "malformed or out of range");
+		goto out_unlock;
+	}
+
+	/* Rings were sized at InitWait; keep what the backend mapped. */
+	nr_queues = info->nr_rings;
+	order = info->neg.ring_order;
+	xblk_negotiate(&info->be, &info->fl, &info->neg);
+	info->neg.nr_queues = nr_queues;
+	info->neg.ring_order = order;
+
+	info->flush_op = info->be.flush ? BLKIF_OP_FLUSH_DISKCACHE :
+			 info->be.barrier ? BLKIF_OP_WRITE_BARRIER : 0;
+
+	for (i = 0; i < info->nr_rings; i++) {
+		err = xbf_ring_pools_alloc(&info->rings[i]);
+		if (err) {
+			xenbus_dev_fatal(dev, err, "reserving grants for queue %u", i);
+			goto out_free_pools;
+		}
+	}
+
+	/* The partition scan in device_add_disk() already does I/O. */
+	WRITE_ONCE(info->state, XBF_CONNECTED);
+	err = xbf_disk_create(info);
+	if (err) {
+		WRITE_ONCE(info->state, XBF_DISCONNECTED);
+		xenbus_dev_fatal(dev, err, "creating disk %s", info->name);
+		goto out_free_pools;
+	}
+	xbf_print_config(info);
+	mutex_unlock(&info->mutex);
+	xenbus_switch_state(dev, XenbusStateConnected);
+	return;
+
+out_free_pools:
+	while (i--) {
+		xbf_pool_destroy(&info->rings[i].data);
+		xbf_pool_destroy(&info->rings[i].indirect);
+	}
+out_unlock:
+	mutex_unlock(&info->mutex);
+}
+
+/* Backend Closing or Closed: stop taking I/O and let it go. */
+static void xbf_closing(struct xbf_info *info)
+{
+	struct xenbus_device *dev = info->xbdev;
+
+	if (dev->state == XenbusStateClosing || dev->state == XenbusStateClosed)
+		return;
+
+	mutex_lock(&info->mutex);
+	if (info->state == XBF_CONNECTED)
+		WRITE_ONCE(info->state, XBF_CLOSING);
+	/*
+	 * New I/O fails from here on; I/O in flight still completes, since
+	 * the backend answers it before it unmaps our rings, which stay
+	 * until remove.
+	 */
+	if (info->gd)
+		blk_mark_disk_dead(info->gd);
+	mutex_unlock(&info->mutex);
+	xenbus_frontend_closed(dev);
+}
+
+static void xbf_backend_changed(struct xenbus_device *dev,
+				enum xenbus_state be_state)
+{
+	struct xbf_info *info = dev_get_drvdata(&dev->dev);
+
+	dev_dbg(&dev->dev, "backend %s, we are %s\n",
+		xenbus_strstate(be_state), xenbus_strstate(dev->state));
+
+	switch (be_state) {
+	case XenbusStateInitWait:
+		if (dev->state == XenbusStateInitialising)
+			xbf_talk(info);
+		break;
+	case XenbusStateConnected:
+		/* A backend may go straight to Connected, skipping InitWait. */
+		if (dev->state == XenbusStateInitialising && xbf_talk(info))
+			break;
+		xbf_connect(info);
+		break;
+	case XenbusStateClosed:
+		if (dev->state == XenbusStateClosed)
+			break;
+		fallthrough;
+	case XenbusStateClosing:
+		xbf_closing(info);
+		break;
+	default:
+		break;
+	}
+}
+
+static int xbf_probe(struct xenbus_device *dev,
+		     const struct xenbus_device_id *id)
+{
+	struct xbf_key_dir kd = { .dir = dev->nodename };
+	unsigned int index, part;
+	struct xbf_info *info;
+	const char *p;
+	bool ext;
+	u64 vdev, handle;
+	char *type;
+	int err;
+
+	err = xblk_read_u64(xbf_read_key, &kd, "virtual-device", XBLK_REQUIRED,
+			    0, U32_MAX, &vdev);
+	if (err) {
+		xenbus_dev_fatal(dev, err, "reading virtual-device");
+		return err;
+	}
+	if (xblk_vdev_decode(vdev, &index, &part, &ext)) {
+		xenbus_dev_fatal(dev, -EINVAL, "unsupported virtual-device %llu",
+				 vdev);
+		return -EINVAL;
+	}
+	/* The blkif handle is our device id, the last part of nodename. */
+	p = strrchr(dev->nodename, '/');
+	if (!p || xblk_parse_u64(p + 1, &handle)) {
+		xenbus_dev_fatal(dev, -EINVAL, "bad device node %s", dev->nodename);
+		return -EINVAL;
+	}
+
+	info = kzalloc(sizeof(*info), GFP_KERNEL);
+	if (!info)
+		return -ENOMEM;
+	info->xbdev = dev;
+	mutex_init(&info->mutex);
+	INIT_WORK(&info->error_work, xbf_error_work);
+	info->vdevice = vdev;
+	info->handle = (u16)handle;
+	info->index = index;
+	info->part = part;
+	info->first_minor = index * (ext ? 256 : 16) + part;
+	info->minors = part ? 1 : 16;
+	if (info->first_minor + info->minors > MINORMASK + 1) {
+		kfree(info);
+		xenbus_dev_fatal(dev, -EINVAL, "virtual-device %llu out of range", vdev);
+		return -EINVAL;
+	}
+	xblk_disk_name(index, part, info->name, sizeof(info->name));
+
+	type = xenbus_read(XBT_NIL, dev->nodename, "device-type", NULL);
+	if (!IS_ERR(type)) {
+		info->cdrom = !strcmp(type, "cdrom");
+		kfree(type);
+	}
+	dev_set_drvdata(&dev->dev, info);
+	return 0;
+}
+
+static void xbf_remove(struct xenbus_device *dev)
+{
+	struct xbf_info *info = dev_get_drvdata(&dev->dev);
+	enum xenbus_state be;
+
+	cancel_work_sync(&info->error_work);
+	mutex_lock(&info->mutex);
+	if (info->state == XBF_CONNECTED)
+		WRITE_ONCE(info->state, XBF_CLOSING);
+	if (info->gd)
+		blk_mark_disk_dead(info->gd);
+	/*
+	 * A backend that is neither serving nor finishing will never answer
+	 * what is in flight: fail it, or deleting the disk would wait forever.
+	 */
+	be = xenbus_read_driver_state(dev->otherend);
+	if (info->rings && be != XenbusStateConnected &&
+	    be != XenbusStateClosing)
+		xbf_fail_inflight(info);
+	xbf_disk_destroy(info);
+	if (info->rings)
+		xbf_rings_free(info);
+	mutex_unlock(&info->mutex);
+	dev_set_drvdata(&dev->dev, NULL);
+	kfree(info);
+}
+
+static const struct xenbus_device_id xbf_ids[] = {
+	{ "vbd" },
+	{ "" }
+};
+
+static struct xenbus_driver xbf_driver = {
+	.name = XBF_NAME,
+	.ids = xbf_ids,
+	.probe = xbf_probe,
+	.remove = xbf_remove,
+	.otherend_changed = xbf_backend_changed,
+	.not_essential = true,
+	.driver = {
+		.dev_groups = xbf_dev_groups,
+	},
+};
+
+/**
+ * xbf_xenbus_register() - register the frontend driver for "vbd" devices
+ *
+ * Return: 0 or a negative errno.
+ */
+int xbf_xenbus_register(void)
+{
+	return xenbus_register_frontend(&xbf_driver);
+}
+
+/**
+ * xbf_xenbus_unregister() - unregister it, removing every disk
+ */
+void xbf_xenbus_unregister(void)
+{
+	xenbus_unregister_driver(&xbf_driver);
+}

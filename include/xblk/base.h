@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The few definitions the pure protocol headers need, from the kernel when
+ * built as part of a module and from libc when built by the userspace unit
+ * tests and fuzzers (tests/unit), so that the very same code is tested.
+ */
+#ifndef XBLK_BASE_H
+#define XBLK_BASE_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/kernel.h>
+#include <linux/minmax.h>
+#include <linux/math.h>
+#include <linux/errno.h>
+#include <xen/page.h>
+#include <xen/interface/io/blkif.h>
+#else
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <errno.h>
+#include <xen/interface/io/blkif.h>	/* from the kernel headers, via tests/unit */
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int16_t s16;
+#ifndef XEN_PAGE_SIZE
+#define XEN_PAGE_SHIFT	12
+#define XEN_PAGE_SIZE	(1UL << XEN_PAGE_SHIFT)
+#endif
+#ifndef DIV_ROUND_UP
+#define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
+#endif
+#ifndef min
+#define min(a, b)	((a) < (b) ? (a) : (b))
+#define max(a, b)	((a) > (b) ? (a) : (b))
+#endif
+#define min3(a, b, c)		min(min(a, b), c)
+#define min_t(t, a, b)		min((t)(a), (t)(b))
+#define clamp_t(t, v, lo, hi)	min_t(t, max((t)(v), (t)(lo)), hi)
+#endif /* __KERNEL__ */
+
+#endif /* XBLK_BASE_H */

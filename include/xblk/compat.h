@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernel API compatibility wrappers: the only place that tests HAVE_*.
+ *
+ * The HAVE_* macros come from build/probe/<tree>/xblk_autoconf.h, generated
+ * by scripts/probe.sh from compile probes (scripts/probes/HAVE_*.c), never
+ * from version numbers: distribution kernels backport APIs (Debian's 6.12
+ * has the 6.13 struct rq_list).  See Documentation/compat.rst.
+ */
+#ifndef XBLK_COMPAT_H
+#define XBLK_COMPAT_H
+
+#include <linux/blk-mq.h>
+#include <linux/blkdev.h>
+
+/* ---------------------------------------------------------------------
+ * Frontend: disk allocation and queue limits.
+ */
+
+/**
+ * struct xb_limits - queue limits, independent of how the kernel takes them
+ * @logical_block_size: bytes
+ * @physical_block_size: bytes
+ * @io_min: bytes, 0 for none
+ * @io_opt: bytes, 0 for none
+ * @max_hw_sectors: 512-byte sectors per request
+ * @max_segments: segments per request
+ * @max_segment_size: bytes per segment
+ * @seg_boundary_mask: a segment may not cross this boundary
+ * @max_discard_sectors: 0 when discard is not supported
+ * @discard_granularity: bytes
+ * @discard_alignment: bytes (kept for the sysfs value only)
+ * @max_secure_erase_sectors: 0 when not supported
+ * @write_cache: the device has a volatile write cache to flush
+ * @fua: the device supports forced unit access writes
+ */
+struct xb_limits {
+	unsigned int logical_block_size;
+	unsigned int physical_block_size;
+	unsigned int io_min;
+	unsigned int io_opt;
+	unsigned int max_hw_sectors;
+	unsigned int max_segments;
+	unsigned int max_segment_size;
+	unsigned long seg_boundary_mask;
+	unsigned int max_discard_sectors;
+	unsigned int discard_granularity;
+	unsigned int discard_alignment;
+	unsigned int max_secure_erase_sectors;
+	bool write_cache;
+	bool fua;
+};
+
+#ifdef HAVE_BLK_MQ_ALLOC_DISK_LIM
+static inline void xb_fill_queue_limits(struct queue_limits *ql,
+					const struct xb_limits *xl)
+{
+	ql->logical_block_size = xl->logical_block_size;
+	ql->physical_block_size = xl->physical_block_size;
+	ql->io_min = xl->io_min;
+	ql->io_opt = xl->io_opt;
+	ql->max_hw_sectors = xl->max_hw_sectors;
+	ql->max_segments = xl->max_segments;
+	ql->max_segment_size = xl->max_segment_size;
+	ql->seg_boundary_mask = xl->seg_boundary_mask;
+	ql->max_hw_discard_sectors = xl->max_discard_sectors;
+	ql->discard_granularity = xl->discard_granularity;
+	ql->discard_alignment = xl->discard_alignment;
+	ql->max_secure_erase_sectors = xl->max_secure_erase_sectors;
+#ifdef HAVE_BLK_FEAT_WRITE_CACHE
+	if (xl->write_cache)
+		ql->features |= BLK_FEAT_WRITE_CACHE;
+	if (xl->fua)
+		ql->features |= BLK_FEAT_FUA;
+#endif
+}
+#else
+static inline void xb_apply_queue_limits(struct request_queue *q,
+					 const struct xb_limits *xl)
+{
+	blk_queue_logical_block_size(q, xl->logical_block_size);
+	blk_queue_physical_block_size(q, xl->physical_block_size);
+	blk_queue_io_min(q, xl->io_min);
+	blk_queue_io_opt(q, xl->io_opt);
+	blk_queue_max_hw_sectors(q, xl->max_hw_sectors);
+	blk_queue_max_segments(q, xl->max_segments);
+	blk_queue_max_segment_size(q, xl->max_segment_size);
+	blk_queue_segment_boundary(q, xl->seg_boundary_mask);
+	blk_queue_max_discard_sectors(q, xl->max_discard_sectors);
+	q->limits.discard_granularity = xl->discard_granularity;
+	q->limits.discard_alignment = xl->discard_alignment;
+	blk_queue_max_secure_erase_sectors(q, xl->max_secure_erase_sectors);
+	blk_queue_write_cache(q, xl->write_cache, xl->fua);
+}
+#endif
+
+/**
+ * xb_alloc_disk() - allocate a blk-mq disk with the given limits
+ * @set: tag set
+ * @xl: limits
+ * @queuedata: driver data of the queue
+ *
+ * Return: the disk or an ERR_PTR.
+ */
+static inline struct gendisk *xb_alloc_disk(struct blk_mq_tag_set *set,
+					    const struct xb_limits *xl,
+					    void *queuedata)
+{
+#ifdef HAVE_BLK_MQ_ALLOC_DISK_LIM
+	struct queue_limits ql = {};
+
+	xb_fill_queue_limits(&ql, xl);
+	return blk_mq_alloc_disk(set, &ql, queuedata);
+#else
+	struct gendisk *gd = blk_mq_alloc_disk(set, queuedata);
+
+	if (!IS_ERR(gd))
+		xb_apply_queue_limits(gd->queue, xl);
+	return gd;
+#endif
+}
+
+/* Merging is the default for every tag set since 6.14. */
+#ifdef HAVE_BLK_MQ_F_SHOULD_MERGE
+#define XB_MQ_F_SHOULD_MERGE	BLK_MQ_F_SHOULD_MERGE
+#else
+#define XB_MQ_F_SHOULD_MERGE	0
+#endif
+
+/* ---------------------------------------------------------------------
+ * Frontend: ->queue_rqs() request lists.
+ *
+ * xb_rqs_t is the type ->queue_rqs() receives.  The driver pops requests
+ * off it and hands back, through struct xb_requeue, those it did not take;
+ * blk-mq then issues them one by one through ->queue_rq().
+ */
+#if defined(HAVE_QUEUE_RQS_RQ_LIST)
+#define XB_HAVE_QUEUE_RQS 1
+typedef struct rq_list xb_rqs_t;
+
+struct xb_requeue {
+	struct rq_list list;
+};
+
+static inline void xb_requeue_init(struct xb_requeue *rq)
+{
+	rq_list_init(&rq->list);
+}
+
+static inline void xb_requeue_add(struct xb_requeue *rql, struct request *rq)
+{
+	rq_list_add_tail(&rql->list, rq);
+}
+
+static inline void xb_requeue_return(xb_rqs_t *rqs, struct xb_requeue *rql)
+{
+	*rqs = rql->list;
+}
+
+static inline struct request *xb_rqs_pop(xb_rqs_t *rqs)
+{
+	return rq_list_pop(rqs);
+}
+#elif defined(HAVE_QUEUE_RQS_RQ_PTR)
+#define XB_HAVE_QUEUE_RQS 1
+typedef struct request *xb_rqs_t;
+
+struct xb_requeue {
+	struct request *head;
+	struct request **tail;
+};
+
+static inline void xb_requeue_init(struct xb_requeue *rql)
+{
+	rql->head = NULL;
+	rql->tail = &rql->head;
+}
+
+static inline void xb_requeue_add(struct xb_requeue *rql, struct request *rq)
+{
+	rq->rq_next = NULL;
+	*rql->tail = rq;
+	rql->tail = &rq->rq_next;
+}
+
+static inline void xb_requeue_return(xb_rqs_t *rqs, struct xb_requeue *rql)
+{
+	*rqs = rql->head;
+}
+
+static inline struct request *xb_rqs_pop(xb_rqs_t *rqs)
+{
+	return rq_list_pop(rqs);
+}
+#endif
+
+/* ---------------------------------------------------------------------
+ * Frontend: batched completion.
+ */
+static inline bool xb_add_to_batch(struct request *rq,
+				   struct io_comp_batch *iob, bool is_error,
+				   void (*complete)(struct io_comp_batch *))
+{
+	return blk_mq_add_to_batch(rq, iob, is_error, complete);
+}
+
+#endif /* XBLK_COMPAT_H */
