@@ -55,6 +55,8 @@ static int xbf_emit_seg(struct xbf_build *b, unsigned int i,
 		gnttab_page_grant_foreign_access_ref_one(g->ref, b->domid,
 							 seg->page, b->write);
 	}
+	/* Counted as soon as granted, so a failure later still revokes it. */
+	req->nr_segs = i + 1;
 
 	if (b->direct) {
 		s = &b->direct[i];
@@ -107,7 +109,6 @@ static int xbf_build_rw(struct xbf_ring *ring, struct request *rq,
 	}
 	if (n && xbf_emit_seg(&b, n - 1, &seg))
 		return -EIO;
-	req->nr_segs = n;
 
 	if (indirect) {
 		breq->operation = BLKIF_OP_INDIRECT;

@@ -400,6 +400,8 @@ static void xbf_remove(struct xenbus_device *dev)
 	if (info->rings)
 		xbf_rings_free(info);
 	mutex_unlock(&info->mutex);
+	/* Failing requests above may have queued the error work again. */
+	cancel_work_sync(&info->error_work);
 	dev_set_drvdata(&dev->dev, NULL);
 	kfree(info);
 }
