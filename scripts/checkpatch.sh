@@ -1,0 +1,110 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# checkpatch --strict over every kernel C file of ours (what "make style" runs):
+# blkfront/ blkback/ include/ scripts/probes/, and the files under tests/ that
+# are kernel code (they include <linux/module.h> or <kunit/test.h>).  Any
+# ERROR, WARNING or CHECK fails the file.
+#
+# checkpatch.pl, spelling.txt and const_structs.checkpatch come from Debian's
+# linux-source-6.1 (scripts/deps.sh installs it); they are extracted once per
+# package version into $XBLK_CACHE.  Typos are looked up in spelling.txt, and
+# in codespell's dictionary too when the codespell package is installed.
+#
+# usage: checkpatch.sh [FILE...]        (default: all of our files)
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cache=${XBLK_CACHE:-/var/cache/xblk}
+tarball=/usr/src/linux-source-6.1.tar.xz
+
+# Rules that do not apply to an out-of-tree module, each with the reason.
+# Keep this list short: a rule that merely hurts belongs fixed in the code.
+ignore=(
+	# --no-tree -f: checkpatch cannot see MAINTAINERS, and there is no
+	# patch whose files could need a MAINTAINERS entry.
+	FILE_PATH_CHANGES
+)
+
+# Words codespell's dictionary flags that are right in this code base.
+codespell_ok=(
+	inflight	# the block layer's own spelling: blk_mq_queue_inflight()
+	hda		# Xen vbd names hda..hdt (xen-vbd-interface.7)
+	sring		# Xen ring.h: struct blkif_sring, FRONT_RING_INIT(r, sring, size)
+)
+
+ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) ||
+	{ echo "style: linux-source-6.1 is not installed: run scripts/deps.sh" >&2; exit 2; }
+cpdir=$cache/checkpatch-$ver
+if [ ! -f "$cpdir/.xblk-done" ]; then
+	rm -rf "$cache"/checkpatch-*
+	mkdir -p "$cpdir"
+	tar -xJf "$tarball" -C "$cpdir" --strip-components=2 \
+		linux-source-6.1/scripts/checkpatch.pl \
+		linux-source-6.1/scripts/spelling.txt \
+		linux-source-6.1/scripts/const_structs.checkpatch ||
+		{ echo "style: cannot extract checkpatch.pl from $tarball" >&2; exit 2; }
+	touch "$cpdir/.xblk-done"
+fi
+
+opts=(--strict --no-tree --quiet --no-summary --show-types --color=never
+      --ignore "$(IFS=,; echo "${ignore[*]}")")
+# codespell's dictionary: Debian's python3-codespell path, or wherever the
+# system python3 finds codespell_lib.
+# A copy without the words in codespell_ok goes into the cache.
+dict=
+for d in /usr/share/codespell/dictionary.txt \
+	 /usr/lib/python3/dist-packages/codespell_lib/data/dictionary.txt \
+	 "$(/usr/bin/python3 -c 'import codespell_lib, os; print(os.path.dirname(codespell_lib.__file__) + "/data/dictionary.txt")' 2>/dev/null)"; do
+	if [ -n "$d" ] && [ -f "$d" ]; then
+		dict=$cpdir/codespell-dictionary.txt
+		grep -vE "^($(IFS='|'; echo "${codespell_ok[*]}"))->" "$d" >"$dict"
+		opts+=(--codespell --codespellfile "$dict")
+		break
+	fi
+done
+
+cd "$root" || exit 2
+if [ $# -gt 0 ]; then
+	files=("$@")
+else
+	# Tracked and not yet tracked files, minus git-ignored ones.
+	mapfile -t files < <(
+		{ git ls-files --cached --others --exclude-standard -- \
+			'blkfront/*.[ch]' 'blkback/*.[ch]' 'include/*.[ch]' \
+			'scripts/probes/*.c'
+		  git ls-files --cached --others --exclude-standard -- 'tests/*.[ch]' |
+			while read -r f; do
+				[ -f "$f" ] && grep -qE '#include <(linux/module|kunit/test)\.h>' "$f" &&
+					echo "$f"
+			done
+		} | sort -u)
+fi
+
+echo "style: checkpatch.pl --strict from linux-source-6.1 $ver${dict:+, codespell}, ${#files[@]} files"
+# One checkpatch per core; report in file order.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for i in "${!files[@]}"; do
+	[ -f "${files[$i]}" ] || continue
+	perl "$cpdir/checkpatch.pl" "${opts[@]}" -f "${files[$i]}" \
+		>"$tmp/$i.out" 2>&1 && [ ! -s "$tmp/$i.out" ] && touch "$tmp/$i.ok" &
+	while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do
+		wait -n
+	done
+done
+wait
+pass=0
+fail=0
+for i in "${!files[@]}"; do
+	[ -f "$tmp/$i.out" ] || continue
+	if [ -f "$tmp/$i.ok" ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "--- ${files[$i]}"
+		cat "$tmp/$i.out"
+	fi
+done
+echo "checkpatch: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
