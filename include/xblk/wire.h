@@ -64,7 +64,7 @@ static inline unsigned int xblk_indirect_frames(unsigned int segs)
 static inline int xblk_seg_sectors(unsigned int offset, unsigned int len,
 				   u8 *first, u8 *last)
 {
-	if (!len || offset + len > XEN_PAGE_SIZE || len > XEN_PAGE_SIZE ||
+	if (!len || offset >= XEN_PAGE_SIZE || len > XEN_PAGE_SIZE - offset ||
 	    (offset | len) & ((1U << XBLK_SECTOR_SHIFT) - 1))
 		return -EINVAL;
 	*first = offset >> XBLK_SECTOR_SHIFT;
