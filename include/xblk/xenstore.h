@@ -426,6 +426,9 @@ static inline int xblk_vdev_decode(u32 vdev, unsigned int *index,
 	}
 	for (i = 0; i < sizeof(ide_majors); i++) {
 		if (major == ide_majors[i]) {
+			/* Two disks per major: minors 128.. are no hdX. */
+			if (minor >> 7)
+				return -EINVAL;
 			*index = 2 * i + (minor >> 6);
 			*part = minor & 63;
 			return *part < 16 ? 0 : -EINVAL;
