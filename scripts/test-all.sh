@@ -1,0 +1,110 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Everything CI runs (.ci/run, "make test"), in order:
+#
+#   deps    scripts/deps.sh: packages and the three kernel trees
+#   unit    make -C tests/unit: userspace unit tests + fuzz corpus replay
+#   style   make style: checkpatch --strict
+#   matrix  scripts/matrix.sh: W=1 + sparse build against 6.1, 6.12 and sid
+#   lab     tests/lab/run.sh: Xen under QEMU with our modules
+#
+# Each stage's output goes to the console under a header, and to
+# build/test-all/<stage>.log.  A stage that prints "N passed, N failed" adds
+# those counts; one that does not counts as one passed or failed test by its
+# exit status; a stage that is not there yet (no tests/unit/Makefile, no
+# tests/lab/run.sh) is skipped.  The last line is the sum, "N passed, N
+# failed", alone on its line: that is what CI counts.  Exit status 0 only
+# when nothing failed.
+#
+# env: XBLK_TEST_BUDGET  seconds the whole run may take (default 5100: CI
+#                        stops a run at 5400 s)
+#      XBLK_STAGES       stages to run (default "deps unit style matrix lab")
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 2
+budget=${XBLK_TEST_BUDGET:-5100}
+stages=${XBLK_STAGES:-deps unit style matrix lab}
+logdir=$root/build/test-all
+mkdir -p "$logdir"
+
+total_pass=0
+total_fail=0
+summary=()
+
+# stage NAME CAP_SECONDS CMD...: run one stage under a timeout of at most
+# CAP_SECONDS and never past the budget; add its counts to the totals.
+stage() {
+	local name=$1 cap=$2 left t rc p f counts log=$logdir/$1.log
+	shift 2
+	left=$((budget - SECONDS))
+	[ "$cap" -le "$left" ] || cap=$left
+	printf '\n%s\n== %-8s %s\n== started %s, time limit %d s\n%s\n' \
+		"========================================================================" \
+		"$name" "$*" "$(date +%T)" "$cap" \
+		"========================================================================"
+	t=$SECONDS
+	if [ "$cap" -le 0 ]; then
+		echo "no time left in the ${budget} s budget" | tee "$log"
+		rc=124
+	else
+		timeout --kill-after=60 "$cap" "$@" </dev/null 2>&1 | tee "$log"
+		rc=${PIPESTATUS[0]}
+	fi
+	t=$((SECONDS - t))
+	# The stage's own closing count, e.g. "checkpatch: 3 passed, 0 failed".
+	counts=$(grep -aE '^([A-Za-z-]+: )*[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+	if [ -n "$counts" ]; then
+		p=$(sed -E 's/^([A-Za-z-]+: )*([0-9]+) passed.*/\2/' <<<"$counts")
+		f=$(sed -E 's/.* passed, ([0-9]+) failed.*/\1/' <<<"$counts")
+		# A stage that fails beyond what it counted still fails once.
+		[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+	elif [ "$rc" -eq 0 ]; then
+		p=1 f=0
+	else
+		p=0 f=1
+	fi
+	total_pass=$((total_pass + p))
+	total_fail=$((total_fail + f))
+	local res=ok
+	[ "$rc" -eq 0 ] || res=FAIL
+	[ "$rc" -eq 124 ] && res=TIMEOUT
+	echo "== $name: $res (exit $rc) in $t s, $p passed, $f failed"
+	summary+=("$(printf '%-7s %-7s %7d %7d %6ss' "$name" "$res" "$p" "$f" "$t")")
+}
+
+skip() {
+	printf '\n== %-8s skipped: %s\n' "$1" "$2"
+	summary+=("$(printf '%-7s %-7s %7s %7s %7s' "$1" skipped - - -)")
+}
+
+echo "xblk test-all: stages: $stages; budget ${budget} s; logs in $logdir"
+for s in $stages; do
+	case $s in
+	deps)	stage deps 2400 scripts/deps.sh ;;
+	unit)	if [ -f tests/unit/Makefile ]; then
+			stage unit 900 make --no-print-directory -C tests/unit
+		else
+			skip unit "no tests/unit/Makefile"
+		fi ;;
+	style)	stage style 900 make --no-print-directory style ;;
+	matrix)	stage matrix 1200 scripts/matrix.sh ;;
+	lab)	if [ -x tests/lab/run.sh ]; then
+			# Let the lab's own guard fire first, so it still reports.
+			left=$((budget - SECONDS - 120))
+			export XLAB_TOTAL_TIMEOUT=${XLAB_TOTAL_TIMEOUT:-$((left < 3600 ? left : 3600))}
+			stage lab 3700 tests/lab/run.sh
+		else
+			skip lab "no tests/lab/run.sh"
+		fi ;;
+	*)	echo "unknown stage $s" >&2
+		total_fail=$((total_fail + 1)) ;;
+	esac
+done
+
+printf '\n%s\n%-7s %-7s %7s %7s %7s\n' "== test-all summary (${SECONDS} s)" \
+	stage result passed failed time
+printf '%s\n' "${summary[@]}"
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ] && [ "$total_pass" -gt 0 ]
