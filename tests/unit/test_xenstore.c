@@ -898,3 +898,79 @@ XTEST(vdev_to_name)
 		CHECK_STR(dname(index, part), t[i].name);
 	}
 }
+
+/* --------------------------------------------------- xblk_parse_be_ring -- */
+
+static int ring_keys(const char *q, const char *o, unsigned int *mq,
+		     unsigned int *mo, const char **bad)
+{
+	struct fxs x;
+
+	fxs_init(&x);
+	if (q)
+		fxs_set(&x, XBLK_KEY_MAX_QUEUES, q);
+	if (o)
+		fxs_set(&x, XBLK_KEY_MAX_RING_ORDER, o);
+	*mq = *mo = 0xdead;
+	*bad = NULL;
+	return xblk_parse_be_ring(fxs_read, &x, mq, mo, bad);
+}
+
+XTEST(be_ring_defaults_and_clamps)
+{
+	unsigned int q, o;
+	const char *bad;
+
+	CHECK_EQ(ring_keys(NULL, NULL, &q, &o, &bad), 0);	/* InitWait, bare */
+	CHECK_EQ(q, 1);
+	CHECK_EQ(o, 0);
+	CHECK_EQ(ring_keys("0", "0", &q, &o, &bad), 0);
+	CHECK_EQ(q, 1);
+	CHECK_EQ(ring_keys("8", "2", &q, &o, &bad), 0);
+	CHECK_EQ(q, 8);
+	CHECK_EQ(o, 2);
+	CHECK_EQ(ring_keys("33", "5", &q, &o, &bad), 0);
+	CHECK_EQ(q, XBLK_MAX_QUEUES);
+	CHECK_EQ(o, XBLK_MAX_RING_ORDER);
+	CHECK_EQ(ring_keys("18446744073709551615", "4294967300", &q, &o, &bad), 0);
+	CHECK_EQ(q, XBLK_MAX_QUEUES);
+	CHECK_EQ(o, XBLK_MAX_RING_ORDER);
+}
+
+XTEST(be_ring_malformed)
+{
+	unsigned int q, o;
+	const char *bad;
+
+	CHECK_EQ(ring_keys("four", "0", &q, &o, &bad), -EINVAL);
+	CHECK_STR(bad, XBLK_KEY_MAX_QUEUES);
+	CHECK_EQ(ring_keys("4", "-1", &q, &o, &bad), -EINVAL);
+	CHECK_STR(bad, XBLK_KEY_MAX_RING_ORDER);
+	CHECK_EQ(ring_keys("18446744073709551616", NULL, &q, &o, &bad), -ERANGE);
+	CHECK_STR(bad, XBLK_KEY_MAX_QUEUES);
+	CHECK_EQ(ring_keys("4", "", &q, &o, &bad), -EINVAL);
+}
+
+/* the two parsers agree on the keys they share */
+XTEST(be_ring_matches_be_info)
+{
+	static const char *const vals[] = { "0", "1", "3", "4", "5", "31",
+					    "32", "33", "4294967297" };
+	unsigned int i, j, q, o;
+	const char *bad;
+
+	for (i = 0; i < 9; i++) {
+		for (j = 0; j < 9; j++) {
+			struct xblk_be_info bi;
+			struct fxs x;
+
+			base_keys(&x);
+			fxs_set(&x, XBLK_KEY_MAX_QUEUES, vals[i]);
+			fxs_set(&x, XBLK_KEY_MAX_RING_ORDER, vals[j]);
+			CHECK_EQ(parse(&x, &bi, &bad, SZ_4K), 0);
+			CHECK_EQ(ring_keys(vals[i], vals[j], &q, &o, &bad), 0);
+			CHECK_EQ(q, bi.max_queues);
+			CHECK_EQ(o, bi.max_ring_order);
+		}
+	}
+}
