@@ -42,7 +42,7 @@ echo "check: W=1 C=1 against $krel ($kdir)${nosymvers:+, no Module.symvers: comp
 
 rm -f "$outdir/check.result"
 make "${kbuild[@]}" clean >/dev/null 2>&1
-make "${kbuild[@]}" -j"$(nproc)" --output-sync=target W=1 C=1 CHECK="$check" modules >"$log" 2>&1
+make "${kbuild[@]}" -k -j"$(nproc)" --output-sync=target W=1 C=1 CHECK="$check" modules >"$log" 2>&1
 status=$?
 
 # Split the log into diagnostics, decide whose each one is, print ours.
