@@ -85,10 +85,13 @@ echo "style: checkpatch.pl --strict from linux-source-6.1 $ver${dict:+, codespel
 # One checkpatch per core; report in file order.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# checkpatch runs in $tmp: in a git work tree it leaves a
+# .checkpatch-camelcase.git.* cache file in its working directory.
 for i in "${!files[@]}"; do
 	[ -f "${files[$i]}" ] || continue
-	perl "$cpdir/checkpatch.pl" "${opts[@]}" -f "${files[$i]}" \
-		>"$tmp/$i.out" 2>&1 && [ ! -s "$tmp/$i.out" ] && touch "$tmp/$i.ok" &
+	(cd "$tmp" && perl "$cpdir/checkpatch.pl" "${opts[@]}" -f "$root/${files[$i]#"$root"/}" 2>&1 |
+		sed "s|$root/||g" >"$tmp/$i.out" &&
+		[ "${PIPESTATUS[0]}" = 0 ] && [ ! -s "$tmp/$i.out" ] && touch "$tmp/$i.ok") &
 	while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do
 		wait -n
 	done
