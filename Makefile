@@ -12,7 +12,11 @@
 #   make lab-demo                boot Xen under QEMU and run fio through xblk
 
 KVER	?= $(shell uname -r)
-KDIR	?= /lib/modules/$(KVER)/build
+# Without headers for the running kernel (CI may run on another kernel than
+# Debian's), default to the 6.1 tree scripts/deps.sh prepared: the lab's.
+KDIR	?= $(or $(wildcard /lib/modules/$(KVER)/build),\
+		$(shell awk '$$1 == "6.1" { print $$2 }' /var/cache/xblk/kdirs 2>/dev/null),\
+		/lib/modules/$(KVER)/build)
 ROOT	:= $(CURDIR)
 
 # Probe results depend on the kernel tree, so each tree gets its own header.
