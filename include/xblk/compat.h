@@ -204,4 +204,117 @@ static inline bool xb_add_to_batch(struct request *rq,
 	return blk_mq_add_to_batch(rq, iob, is_error, complete);
 }
 
+/* =====================================================================
+ * Backend (xblkback) section.  Maintained by the backend; frontend code
+ * above, backend code below.
+ * ---------------------------------------------------------------------
+ * Backend: opening the backing block device.
+ *
+ *   6.1        blkdev_get_by_dev(dev, fmode_t, holder), FMODE_EXCL with a
+ *              holder for an exclusive claim; blkdev_put(bdev, fmode_t)
+ *   6.5..6.8   blkdev_get_by_dev(dev, blk_mode_t, holder, hops): a non-NULL
+ *              holder is the claim; blkdev_put(bdev, holder)
+ *   6.7..6.8   bdev_open_by_dev() -> struct bdev_handle, bdev_release()
+ *   6.9+       bdev_file_open_by_dev() -> struct file, file_bdev();
+ *              bdev_fput() (6.10+) drops the claim synchronously
+ */
+#include <linux/fs.h>
+
+/**
+ * struct xb_bdev - an open backing device, whichever way the kernel opens it
+ * @bdev: the block device; valid between xb_bdev_open() and xb_bdev_close()
+ * @file: (6.9+) the block device file
+ * @handle: (6.7, 6.8) the open handle
+ * @holder: (older) the exclusive holder, or NULL for a shared open
+ * @write: (6.1) opened for writing
+ */
+struct xb_bdev {
+	struct block_device *bdev;
+#if defined(HAVE_BDEV_FILE_OPEN_BY_DEV)
+	struct file *file;
+#elif defined(HAVE_BDEV_OPEN_BY_DEV)
+	struct bdev_handle *handle;
+#else
+	void *holder;
+	bool write;
+#endif
+};
+
+/**
+ * xb_bdev_open() - open a block device by number
+ * @xb: result
+ * @dev: device number
+ * @write: open for writing as well as reading
+ * @holder: non-NULL to claim the device exclusively (fails with -EBUSY
+ *	    when someone else holds it exclusively, e.g. a mounted file system)
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or a negative errno.
+ */
+static inline int xb_bdev_open(struct xb_bdev *xb, dev_t dev, bool write,
+			       void *holder)
+{
+#if defined(HAVE_BDEV_FILE_OPEN_BY_DEV)
+	blk_mode_t mode = BLK_OPEN_READ | (write ? BLK_OPEN_WRITE : 0);
+	struct file *f = bdev_file_open_by_dev(dev, mode, holder, NULL);
+
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	xb->file = f;
+	xb->bdev = file_bdev(f);
+#elif defined(HAVE_BDEV_OPEN_BY_DEV)
+	blk_mode_t mode = BLK_OPEN_READ | (write ? BLK_OPEN_WRITE : 0);
+	struct bdev_handle *h = bdev_open_by_dev(dev, mode, holder, NULL);
+
+	if (IS_ERR(h))
+		return PTR_ERR(h);
+	xb->handle = h;
+	xb->bdev = h->bdev;
+#elif defined(HAVE_BLKDEV_GET_BY_DEV_HOPS)
+	blk_mode_t mode = BLK_OPEN_READ | (write ? BLK_OPEN_WRITE : 0);
+	struct block_device *b = blkdev_get_by_dev(dev, mode, holder, NULL);
+
+	if (IS_ERR(b))
+		return PTR_ERR(b);
+	xb->bdev = b;
+	xb->holder = holder;
+	xb->write = write;
+#else
+	fmode_t mode = FMODE_READ | (write ? FMODE_WRITE : 0) |
+		       (holder ? FMODE_EXCL : 0);
+	struct block_device *b = blkdev_get_by_dev(dev, mode, holder);
+
+	if (IS_ERR(b))
+		return PTR_ERR(b);
+	xb->bdev = b;
+	xb->holder = holder;
+	xb->write = write;
+#endif
+	return 0;
+}
+
+/**
+ * xb_bdev_close() - close a device opened by xb_bdev_open()
+ * @xb: the open device; its @bdev is cleared
+ *
+ * Context: process context, may sleep.
+ */
+static inline void xb_bdev_close(struct xb_bdev *xb)
+{
+#if defined(HAVE_BDEV_FILE_OPEN_BY_DEV) && defined(HAVE_BDEV_FPUT)
+	bdev_fput(xb->file);
+#elif defined(HAVE_BDEV_FILE_OPEN_BY_DEV)
+	fput(xb->file);
+#elif defined(HAVE_BDEV_OPEN_BY_DEV)
+	bdev_release(xb->handle);
+#elif defined(HAVE_BLKDEV_GET_BY_DEV_HOPS)
+	blkdev_put(xb->bdev, xb->holder);
+#else
+	blkdev_put(xb->bdev, FMODE_READ | (xb->write ? FMODE_WRITE : 0) |
+			     (xb->holder ? FMODE_EXCL : 0));
+#endif
+	xb->bdev = NULL;
+}
+/* ======================= end of the backend section ================== */
+
 #endif /* XBLK_COMPAT_H */
