@@ -1,0 +1,481 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * xblkback: private definitions shared by the files of the backend.
+ *
+ * Object model (one xenbus "vbd" device = one struct xbb_dev):
+ *
+ *   struct xbb_dev     xenbus.c: state machine, advertised and negotiated
+ *                      features; owns the vbd and the rings
+ *   struct xbb_vbd     vbd.c: the backing block device
+ *   struct xbb_ring    ring.c: one shared ring + event channel + thread
+ *   struct xbb_req     io.c: one request taken off a ring, until answered
+ *   struct xbb_gnt     grant_map.c: one granted page mapped for a request
+ *   struct xbb_pgrant  grant_map.c: a persistently mapped grant
+ *
+ * Contexts: xenbus callbacks (xenwatch thread), remove (any process context),
+ * one kthread per ring (everything on the data path except bio completion),
+ * bio completion (any context, even hard irq), the event channel handler
+ * (hard irq), sysfs readers.
+ */
+#ifndef XBLKBACK_H
+#define XBLKBACK_H
+
+#include <linux/types.h>
+#include <linux/list.h>
+#include <linux/llist.h>
+#include <linux/rbtree.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/ratelimit.h>
+#include <linux/device.h>
+#include <xen/xenbus.h>
+#include <xen/grant_table.h>
+#include <xen/interface/io/ring.h>
+#include <xen/interface/io/blkif.h>
+
+#include <xblk/compat.h>
+#include <xblk/request.h>
+#include <xblk/xenstore.h>
+
+/* ------------------------------------------------------------------ */
+/* Module parameters (main.c), frozen per device when it is probed.    */
+
+/**
+ * struct xbb_params - the backend's configurable maxima
+ * @max_queues: rings per device we accept (multi-queue-max-queues)
+ * @max_ring_order: log2 pages per ring we accept (max-ring-page-order)
+ * @max_indirect_segs: segments per indirect request (0 = not offered)
+ * @persistent: offer feature-persistent
+ * @max_pgrants: persistent grants kept mapped per ring
+ * @max_inflight_pages: pages mapped for requests in flight, per ring
+ */
+struct xbb_params {
+	unsigned int max_queues;
+	unsigned int max_ring_order;
+	unsigned int max_indirect_segs;
+	bool persistent;
+	unsigned int max_pgrants;
+	unsigned int max_inflight_pages;
+};
+
+void xbb_params_get(struct xbb_params *p);
+
+/* ------------------------------------------------------------------ */
+/* Ring layouts of the two x86 ABIs (request layouts in request.h).    */
+
+/*
+ * A response is the same 12 meaningful bytes in every ABI.  The i386 ring
+ * element is 108 bytes: the response member must not raise the element's
+ * alignment, hence __packed on it.
+ */
+DEFINE_RING_TYPES(xbb_x86_32, struct xblk_x86_32_request,
+		  struct blkif_response __packed);
+DEFINE_RING_TYPES(xbb_x86_64, struct xblk_x86_64_request,
+		  struct blkif_response);
+
+/*
+ * The back ring bookkeeping is laid out alike for every ABI (and so is the
+ * shared ring header), so index arithmetic goes through .native; only slot
+ * addresses depend on the ABI.
+ */
+union xbb_back_ring {
+	struct blkif_back_ring native;
+	struct xbb_x86_32_back_ring x86_32;
+	struct xbb_x86_64_back_ring x86_64;
+};
+
+/* ------------------------------------------------------------------ */
+/* Backing device (vbd.c).                                             */
+
+/**
+ * struct xbb_vbd - the backing block device and what it offers
+ * @xb: open device (compat.h)
+ * @bdev: @xb.bdev, NULL when not open
+ * @devt: major:minor from "physical-device"
+ * @read_only: "mode" has no 'w'
+ * @shared: "mode" has '!': writable but shared, so not claimed exclusively
+ * @info: VDISK_* bits for the "info" key
+ * @sectors: capacity in 512-byte sectors, updated on resize (READ_ONCE)
+ * @lbs: logical block size in bytes
+ * @pbs: physical block size in bytes
+ * @flush: offer feature-flush-cache
+ * @discard: the device can discard (toolstack's discard-enable aside)
+ * @discard_secure: the device can securely erase
+ * @discard_granularity: bytes
+ * @discard_alignment: bytes
+ * @io_min: bytes, 0 if unknown
+ * @io_opt: bytes, 0 if unknown
+ * @max_sectors: largest request the device takes, 512-byte sectors
+ *
+ * Written by vbd.c under xbb_dev.lock; @sectors is also read by the ring
+ * threads and rewritten by ring 0's thread on resize.
+ */
+struct xbb_vbd {
+	struct xb_bdev xb;
+	struct block_device *bdev;
+	dev_t devt;
+	bool read_only;
+	bool shared;
+	unsigned int info;
+	u64 sectors;
+	unsigned int lbs;
+	unsigned int pbs;
+	bool flush;
+	bool discard;
+	bool discard_secure;
+	unsigned int discard_granularity;
+	unsigned int discard_alignment;
+	unsigned int io_min;
+	unsigned int io_opt;
+	unsigned int max_sectors;
+};
+
+struct xbb_dev;
+
+int xbb_vbd_open(struct xbb_dev *be, dev_t devt, bool read_only, bool shared,
+		 bool cdrom);
+void xbb_vbd_close(struct xbb_dev *be);
+bool xbb_vbd_refresh_size(struct xbb_vbd *vbd);
+
+/* ------------------------------------------------------------------ */
+/* Grants (grant_map.c).                                               */
+
+#define XBB_INVALID_HANDLE	((grant_handle_t)~0U)
+
+/**
+ * struct xbb_pgrant - a grant kept mapped across requests (feature-persistent)
+ * @node: in xbb_ring.pgrants, keyed by @gref
+ * @lru: on xbb_ring.pg_lru while @users is 0
+ * @page: the page it is mapped at
+ * @gref: the frontend's grant reference
+ * @handle: mapping handle, XBB_INVALID_HANDLE until the map succeeded
+ * @users: segments of requests in flight using it
+ * @in_tree: still findable (cleared when its map failed)
+ *
+ * Owned by the ring thread.
+ */
+struct xbb_pgrant {
+	struct rb_node node;
+	struct list_head lru;
+	struct page *page;
+	grant_ref_t gref;
+	grant_handle_t handle;
+	unsigned int users;
+	bool in_tree;
+};
+
+/**
+ * struct xbb_gnt - one granted page a request uses
+ * @page: where it is mapped: a reserved page of ours, or @pg's page
+ * @pg: the persistent grant used, or NULL
+ * @gref: grant reference from the request (private copy)
+ * @handle: our own mapping's handle, XBB_INVALID_HANDLE if none
+ */
+struct xbb_gnt {
+	struct page *page;
+	struct xbb_pgrant *pg;
+	grant_ref_t gref;
+	grant_handle_t handle;
+};
+
+/**
+ * struct xbb_batch - grant operations collected over one pass
+ * @map: map operations
+ * @unmap: unmap operations
+ * @pages: page of each operation
+ * @gnt: request grant of each map operation
+ * @pg: persistent grant created by each map operation, or NULL
+ * @nr_map: queued map operations
+ * @nr_unmap: queued unmap operations
+ * @cap: size of each array
+ *
+ * Owned by the ring thread.
+ */
+struct xbb_batch {
+	struct gnttab_map_grant_ref *map;
+	struct gnttab_unmap_grant_ref *unmap;
+	struct page **pages;
+	struct page **unmap_pages;
+	struct xbb_gnt **gnt;
+	struct xbb_pgrant **pg;
+	unsigned int nr_map;
+	unsigned int nr_unmap;
+	unsigned int cap;
+};
+
+struct xbb_ring;
+
+int xbb_gnt_init(struct xbb_ring *ring, unsigned int batch);
+void xbb_gnt_exit(struct xbb_ring *ring);
+int xbb_gnt_reserve(struct xbb_ring *ring, struct xbb_gnt *gnt,
+		    unsigned int n);
+void xbb_gnt_map_add(struct xbb_ring *ring, struct xbb_gnt *gnt,
+		     bool readonly);
+void xbb_gnt_map_flush(struct xbb_ring *ring);
+bool xbb_gnt_mapped(const struct xbb_gnt *gnt);
+void xbb_gnt_release(struct xbb_ring *ring, struct xbb_gnt *gnt,
+		     unsigned int n);
+void xbb_gnt_unmap_flush(struct xbb_ring *ring);
+void xbb_gnt_trim(struct xbb_ring *ring, unsigned int keep);
+void xbb_gnt_free_all(struct xbb_ring *ring);
+
+/* ------------------------------------------------------------------ */
+/* Requests (io.c).                                                    */
+
+/**
+ * struct xbb_req - a request taken off the ring, until it is answered
+ * @ring: owning ring
+ * @node: on the free list or the list of one pass (ring thread only)
+ * @done: on xbb_ring.done once finished (any context)
+ * @work: runs a discard off the ring thread
+ * @id: frontend's id, echoed
+ * @op: frontend's operation, echoed
+ * @write: data moves to the device
+ * @flush: FLUSH_DISKCACHE: flush before (and FUA on) the data
+ * @secure: secure discard
+ * @refused: its indirect segments failed validation
+ * @status: BLKIF_RSP_*; bios may only lower it from OKAY (WRITE_ONCE)
+ * @sector: first 512-byte sector
+ * @nr_sectors: length in 512-byte sectors (set once segments are checked)
+ * @nr_segs: data segments
+ * @nr_ind: indirect descriptor pages
+ * @ind_grefs: their grant references (private copy)
+ * @pending: bios in flight, plus one while they are being submitted
+ * @segs: private copy of the segments: @inline_segs or allocated
+ * @gnts: grants of the data segments: @inline_gnts or allocated
+ * @ind: grants of the indirect pages
+ * @inline_segs: storage for requests with up to 11 segments
+ * @inline_gnts: ditto
+ */
+struct xbb_req {
+	struct xbb_ring *ring;
+	struct list_head node;
+	struct llist_node done;
+	struct work_struct work;
+	u64 id;
+	u8 op;
+	bool write;
+	bool flush;
+	bool secure;
+	bool refused;
+	s16 status;
+	u64 sector;
+	u64 nr_sectors;
+	unsigned int nr_segs;
+	unsigned int nr_ind;
+	grant_ref_t ind_grefs[BLKIF_MAX_INDIRECT_PAGES_PER_REQUEST];
+	atomic_t pending;
+	struct blkif_request_segment *segs;
+	struct xbb_gnt *gnts;
+	struct xbb_gnt ind[BLKIF_MAX_INDIRECT_PAGES_PER_REQUEST];
+	struct blkif_request_segment inline_segs[BLKIF_MAX_SEGMENTS_PER_REQUEST];
+	struct xbb_gnt inline_gnts[BLKIF_MAX_SEGMENTS_PER_REQUEST];
+};
+
+int xbb_req_setup(struct xbb_req *xr, const struct blkif_request *req);
+void xbb_req_teardown(struct xbb_req *xr);
+void xbb_io_dispatch(struct xbb_ring *ring, struct list_head *pass);
+void xbb_req_finish(struct xbb_req *xr, s16 status);
+unsigned int xbb_io_reap(struct xbb_ring *ring);
+
+/* ------------------------------------------------------------------ */
+/* Rings (ring.c).                                                     */
+
+/**
+ * struct xbb_ring_stats - counters of one ring (sysfs.c)
+ * @rd_req: read requests
+ * @wr_req: write requests (including flushes with data)
+ * @f_req: flush requests (FLUSH_DISKCACHE, with or without data)
+ * @ds_req: discard requests
+ * @err_req: requests refused by validation
+ * @io_err: accepted requests answered with an error (device error or
+ *	grant map failure)
+ * @oo_req: times the ring stopped taking requests for lack of resources
+ * @rd_sect: sectors read
+ * @wr_sect: sectors written
+ * @ds_sect: sectors discarded
+ * @notify_in: event channel notifications received
+ * @notify_out: notifications sent
+ * @gnt_map: grant map operations
+ * @gnt_unmap: grant unmap operations
+ * @pgnt_hit: segments served by an already mapped persistent grant
+ * @pgnt_evict: persistent grants unmapped to make room
+ *
+ * Each counter has a single writer (the ring thread, @notify_in the event
+ * handler) and is read locklessly; WRITE_ONCE/READ_ONCE keep it untorn.
+ */
+struct xbb_ring_stats {
+	u64 rd_req;
+	u64 wr_req;
+	u64 f_req;
+	u64 ds_req;
+	u64 err_req;
+	u64 io_err;
+	u64 oo_req;
+	u64 rd_sect;
+	u64 wr_sect;
+	u64 ds_sect;
+	u64 notify_in;
+	u64 notify_out;
+	u64 gnt_map;
+	u64 gnt_unmap;
+	u64 pgnt_hit;
+	u64 pgnt_evict;
+};
+
+#define xbb_stat_add(ring, field, n) \
+	WRITE_ONCE((ring)->stats.field, (ring)->stats.field + (n))
+#define xbb_stat_inc(ring, field)	xbb_stat_add(ring, field, 1)
+
+/* xbb_ring.flags */
+#define XBB_RING_EVENT	0	/* event received, EOI owed (irq -> thread) */
+
+/**
+ * struct xbb_ring - one shared ring, its event channel and its thread
+ * @be: owning device
+ * @index: queue number
+ * @br: back ring; indexes and slots are the thread's alone
+ * @sring: the mapped shared ring
+ * @irq: event channel irq, 0 if unbound
+ * @task: the ring thread, NULL when not running
+ * @wq: the thread sleeps here; woken by events, completions and stop
+ * @flags: XBB_RING_EVENT (atomic bitops)
+ * @done: finished requests waiting for their response (lock-free list)
+ * @stats: counters
+ *
+ * Everything below is owned by the ring thread while it runs, and by the
+ * xenbus code (under xbb_dev.lock) before it starts and after it stopped:
+ *
+ * @halted: the frontend broke the ring protocol; take no more requests
+ * @more: the final check found a request published meanwhile
+ * @blocked: the last pass stopped for lack of resources (requests left in
+ *	the ring for later)
+ * @starved: ... and that was lack of memory, not the page budget
+ * @rsp_pushed: rsp_prod_pvt when responses were last pushed
+ * @reqs: one request slot per ring slot
+ * @free_reqs: unused slots
+ * @inflight: slots in use
+ * @pages_reserved: pages reserved by requests in flight
+ * @max_pages: limit on @pages_reserved (max_inflight_pages)
+ * @page_cache: free pages to map grants at
+ * @pgrants: persistent grants by gref
+ * @pg_lru: unused persistent grants, least recently used first
+ * @nr_pgrants: persistent grants mapped or being mapped
+ * @max_pgrants: limit on @nr_pgrants; 0 when persistence is off
+ * @batch: grant operations of the current pass
+ */
+struct xbb_ring {
+	struct xbb_dev *be;
+	unsigned int index;
+	union xbb_back_ring br;
+	void *sring;
+	unsigned int irq;
+	struct task_struct *task;
+	wait_queue_head_t wq;
+	unsigned long flags;
+	struct llist_head done;
+	struct xbb_ring_stats stats;
+
+	bool halted;
+	bool more;
+	bool blocked;
+	bool starved;
+	RING_IDX rsp_pushed;
+	struct xbb_req *reqs;
+	struct list_head free_reqs;
+	unsigned int inflight;
+	unsigned int pages_reserved;
+	unsigned int max_pages;
+	struct gnttab_page_cache page_cache;
+	struct rb_root pgrants;
+	struct list_head pg_lru;
+	unsigned int nr_pgrants;
+	unsigned int max_pgrants;
+	struct xbb_batch batch;
+};
+
+int xbb_ring_map(struct xbb_ring *ring, const grant_ref_t *grefs,
+		 unsigned int order, evtchn_port_t evtchn);
+void xbb_ring_unmap(struct xbb_ring *ring);
+int xbb_ring_start(struct xbb_ring *ring);
+void xbb_ring_stop(struct xbb_ring *ring);
+void xbb_ring_respond(struct xbb_ring *ring, u64 id, u8 op, s16 status);
+void xbb_ring_limits(struct xbb_ring *ring, struct xblk_req_limits *lim);
+
+/* ------------------------------------------------------------------ */
+/* The device (xenbus.c).                                              */
+
+/**
+ * struct xbb_dev - one backend device (xenbus "vbd")
+ * @xdev: the xenbus device
+ * @domid: frontend domain
+ * @name: "d<domid>/<disk>" for messages
+ * @rs: rate limit of messages the guest can trigger
+ * @lock: serialises the state machine: frontend changes, the hotplug
+ *	  watch, resize and remove.  Protects every field below up to
+ *	  @rings_lock, and the rings' setup and teardown.
+ * @hp_watch: watch on our "physical-device" key (registered at probe,
+ *	  unregistered in remove before taking @lock)
+ * @vbd: the backing device; @vbd.bdev is NULL until hotplug gave it
+ * @params: module parameters as they were at probe
+ * @abi: frontend's request layout
+ * @nr_rings: rings in use (0 when not connected)
+ * @ring_order: log2 pages per ring
+ * @persistent: both sides agreed on persistent grants
+ * @discard: feature-discard was advertised (device and toolstack agree)
+ * @threads_running: ring threads started (we are Connected)
+ * @rings_lock: protects @rings and @nr_rings for sysfs readers, which do
+ *	  not take @lock; writers hold both
+ * @rings: array of @nr_rings rings
+ * @resize_work: tells the frontend the new size (queued by ring 0)
+ */
+struct xbb_dev {
+	struct xenbus_device *xdev;
+	domid_t domid;
+	char name[32];
+	struct ratelimit_state rs;
+
+	struct mutex lock;
+	struct xenbus_watch hp_watch;
+	struct xbb_vbd vbd;
+	struct xbb_params params;
+	enum xblk_abi abi;
+	unsigned int nr_rings;
+	unsigned int ring_order;
+	bool persistent;
+	bool discard;
+	bool threads_running;
+
+	spinlock_t rings_lock;
+	struct xbb_ring *rings;
+
+	struct work_struct resize_work;
+};
+
+/*
+ * Messages a guest can provoke: rate limited per device, so that one guest
+ * cannot hide another's.
+ */
+#define xbb_warn_rl(be, fmt, ...)					\
+	do {								\
+		if (__ratelimit(&(be)->rs))				\
+			dev_warn(&(be)->xdev->dev, "%s: " fmt,		\
+				 (be)->name, ##__VA_ARGS__);		\
+	} while (0)
+
+#define xbb_info(be, fmt, ...) \
+	dev_info(&(be)->xdev->dev, "%s: " fmt, (be)->name, ##__VA_ARGS__)
+#define xbb_warn(be, fmt, ...) \
+	dev_warn(&(be)->xdev->dev, "%s: " fmt, (be)->name, ##__VA_ARGS__)
+
+int xbb_xenbus_init(void);
+void xbb_xenbus_exit(void);
+
+/* ------------------------------------------------------------------ */
+/* sysfs (sysfs.c).                                                    */
+
+extern const struct attribute_group *xbb_dev_groups[];
+
+#endif /* XBLKBACK_H */

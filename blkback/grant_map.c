@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xblkback: mapping the frontend's granted pages.
+ *
+ * Map and unmap operations are not issued one request at a time: the ring
+ * thread queues them in struct xbb_batch for a whole pass and issues each
+ * batch with one gnttab_map_refs() / gnttab_unmap_refs_sync() call.  A
+ * batch that fills up is issued early; callers only rely on "after
+ * xbb_gnt_map_flush() every queued grant is mapped or failed" and "after
+ * xbb_gnt_unmap_flush() every released grant is unmapped".
+ *
+ * Pages come from a per-ring gnttab_page_cache and are reserved when a
+ * request is taken off the ring (xbb_gnt_reserve()), so that mapping never
+ * fails for lack of memory after the request was consumed.
+ *
+ * Persistent grants (feature-persistent): when the frontend reuses a fixed
+ * set of grants, a grant stays mapped after its request completes, kept in
+ * an rb-tree by grant reference.  Unused ones sit on an LRU list; when the
+ * tree is at max_persistent_grants the least recently used unused grant is
+ * unmapped to make room, and when none is unused the segment is mapped for
+ * this request only.  Persistent mappings are always read-write, as a grant
+ * may serve reads and writes in turn (blkfront grants them read-write).
+ *
+ * Everything here runs on the ring thread, or after it stopped.
+ */
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <xen/grant_table.h>
+#include <xen/page.h>
+
+#include "blkback.h"
+
+static unsigned long xbb_page_addr(struct page *page)
+{
+	return (unsigned long)pfn_to_kaddr(page_to_pfn(page));
+}
+
+/**
+ * xbb_gnt_init() - set up the grant state of a ring
+ * @ring: ring, not running
+ * @batch: operations per hypercall batch
+ *
+ * Context: process context.
+ * Return: 0 or -ENOMEM.
+ */
+int xbb_gnt_init(struct xbb_ring *ring, unsigned int batch)
+{
+	struct xbb_batch *b = &ring->batch;
+
+	gnttab_page_cache_init(&ring->page_cache);
+	ring->pgrants = RB_ROOT;
+	INIT_LIST_HEAD(&ring->pg_lru);
+	ring->nr_pgrants = 0;
+
+	b->map = kvcalloc(batch, sizeof(*b->map), GFP_KERNEL);
+	b->unmap = kvcalloc(batch, sizeof(*b->unmap), GFP_KERNEL);
+	b->pages = kvcalloc(batch, sizeof(*b->pages), GFP_KERNEL);
+	b->unmap_pages = kvcalloc(batch, sizeof(*b->unmap_pages), GFP_KERNEL);
+	b->gnt = kvcalloc(batch, sizeof(*b->gnt), GFP_KERNEL);
+	b->pg = kvcalloc(batch, sizeof(*b->pg), GFP_KERNEL);
+	b->nr_map = 0;
+	b->nr_unmap = 0;
+	b->cap = batch;
+	if (!b->map || !b->unmap || !b->pages || !b->unmap_pages || !b->gnt ||
+	    !b->pg) {
+		xbb_gnt_exit(ring);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * xbb_gnt_exit() - free the batch arrays of a ring
+ * @ring: ring whose grants were all freed (xbb_gnt_free_all())
+ *
+ * Context: process context.
+ */
+void xbb_gnt_exit(struct xbb_ring *ring)
+{
+	struct xbb_batch *b = &ring->batch;
+
+	WARN_ON_ONCE(b->nr_map || b->nr_unmap);
+	kvfree(b->map);
+	kvfree(b->unmap);
+	kvfree(b->pages);
+	kvfree(b->unmap_pages);
+	kvfree(b->gnt);
+	kvfree(b->pg);
+	memset(b, 0, sizeof(*b));
+}
+
+/**
+ * xbb_gnt_reserve() - give @n grants a page each to be mapped at
+ * @ring: ring
+ * @gnt: the grants (their gref may be filled in later)
+ * @n: how many
+ *
+ * Context: ring thread.
+ * Return: 0, or -ENOMEM with no page kept.
+ */
+int xbb_gnt_reserve(struct xbb_ring *ring, struct xbb_gnt *gnt,
+		    unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		gnt[i].pg = NULL;
+		gnt[i].handle = XBB_INVALID_HANDLE;
+		if (gnttab_page_cache_get(&ring->page_cache, &gnt[i].page))
+			goto out_put;
+	}
+	return 0;
+
+out_put:
+	while (i--) {
+		gnttab_page_cache_put(&ring->page_cache, &gnt[i].page, 1);
+		gnt[i].page = NULL;
+	}
+	return -ENOMEM;
+}
+
+static struct xbb_pgrant *xbb_pgrant_find(struct xbb_ring *ring,
+					  grant_ref_t gref)
+{
+	struct rb_node *n = ring->pgrants.rb_node;
+
+	while (n) {
+		struct xbb_pgrant *pg = rb_entry(n, struct xbb_pgrant, node);
+
+		if (gref < pg->gref)
+			n = n->rb_left;
+		else if (gref > pg->gref)
+			n = n->rb_right;
+		else
+			return pg;
+	}
+	return NULL;
+}
+
+static void xbb_pgrant_insert(struct xbb_ring *ring, struct xbb_pgrant *pg)
+{
+	struct rb_node **link = &ring->pgrants.rb_node, *parent = NULL;
+
+	while (*link) {
+		struct xbb_pgrant *cur = rb_entry(*link, struct xbb_pgrant,
+						  node);
+
+		parent = *link;
+		link = pg->gref < cur->gref ? &parent->rb_left :
+					      &parent->rb_right;
+	}
+	rb_link_node(&pg->node, parent, link);
+	rb_insert_color(&pg->node, &ring->pgrants);
+	pg->in_tree = true;
+	ring->nr_pgrants++;
+}
+
+static void xbb_pgrant_erase(struct xbb_ring *ring, struct xbb_pgrant *pg)
+{
+	rb_erase(&pg->node, &ring->pgrants);
+	pg->in_tree = false;
+	ring->nr_pgrants--;
+}
+
+/* Queue an unmap of our mapping @handle at @page; the page is freed after. */
+static void xbb_unmap_add(struct xbb_ring *ring, struct page *page,
+			  grant_handle_t handle)
+{
+	struct xbb_batch *b = &ring->batch;
+
+	if (b->nr_unmap == b->cap)
+		xbb_gnt_unmap_flush(ring);
+	gnttab_set_unmap_op(&b->unmap[b->nr_unmap], xbb_page_addr(page),
+			    GNTMAP_host_map, handle);
+	b->unmap_pages[b->nr_unmap++] = page;
+}
+
+/* Queue a map of @gref at @page for @gnt, or for the new persistent @pg. */
+static void xbb_map_add(struct xbb_ring *ring, struct xbb_gnt *gnt,
+			struct xbb_pgrant *pg, struct page *page, bool readonly)
+{
+	struct xbb_batch *b = &ring->batch;
+	u32 flags = GNTMAP_host_map | (readonly ? GNTMAP_readonly : 0);
+
+	if (b->nr_map == b->cap)
+		xbb_gnt_map_flush(ring);
+	gnttab_set_map_op(&b->map[b->nr_map], xbb_page_addr(page), flags,
+			  gnt->gref, ring->be->domid);
+	b->pages[b->nr_map] = page;
+	b->gnt[b->nr_map] = gnt;
+	b->pg[b->nr_map] = pg;
+	b->nr_map++;
+}
+
+/* Make room for one more persistent grant; false if every one is in use. */
+static bool xbb_pgrant_make_room(struct xbb_ring *ring)
+{
+	struct xbb_pgrant *victim;
+
+	if (ring->nr_pgrants < ring->max_pgrants)
+		return true;
+	victim = list_first_entry_or_null(&ring->pg_lru, struct xbb_pgrant,
+					  lru);
+	if (!victim)
+		return false;
+	list_del_init(&victim->lru);
+	xbb_pgrant_erase(ring, victim);
+	xbb_unmap_add(ring, victim->page, victim->handle);
+	kfree(victim);
+	xbb_stat_inc(ring, pgnt_evict);
+	return true;
+}
+
+/**
+ * xbb_gnt_map_add() - queue a grant for mapping in this pass
+ * @ring: ring
+ * @gnt: grant with its gref and a reserved page
+ * @readonly: the device only reads the page (a write to disk)
+ *
+ * A persistent grant already mapped is used at once; its reserved page
+ * goes back to the cache.
+ *
+ * Context: ring thread.
+ */
+void xbb_gnt_map_add(struct xbb_ring *ring, struct xbb_gnt *gnt,
+		     bool readonly)
+{
+	struct xbb_pgrant *pg;
+
+	if (!ring->max_pgrants) {
+		xbb_map_add(ring, gnt, NULL, gnt->page, readonly);
+		return;
+	}
+
+	pg = xbb_pgrant_find(ring, gnt->gref);
+	if (pg) {
+		if (!pg->users++)
+			list_del_init(&pg->lru);
+		gnttab_page_cache_put(&ring->page_cache, &gnt->page, 1);
+		gnt->page = pg->page;
+		gnt->pg = pg;
+		xbb_stat_inc(ring, pgnt_hit);
+		return;
+	}
+
+	pg = xbb_pgrant_make_room(ring) ?
+	     kzalloc(sizeof(*pg), GFP_NOIO | __GFP_NOWARN) : NULL;
+	if (!pg) {
+		xbb_map_add(ring, gnt, NULL, gnt->page, readonly);
+		return;
+	}
+	pg->gref = gnt->gref;
+	pg->page = gnt->page;
+	pg->handle = XBB_INVALID_HANDLE;
+	pg->users = 1;
+	INIT_LIST_HEAD(&pg->lru);
+	xbb_pgrant_insert(ring, pg);
+	gnt->pg = pg;
+	xbb_map_add(ring, gnt, pg, pg->page, false);
+}
+
+/**
+ * xbb_gnt_map_flush() - map everything queued by xbb_gnt_map_add()
+ * @ring: ring
+ *
+ * Afterwards each queued grant is mapped or failed (xbb_gnt_mapped()).
+ * A persistent grant that failed is taken out of the tree at once; it is
+ * freed when its last user releases it.
+ *
+ * Context: ring thread.
+ */
+void xbb_gnt_map_flush(struct xbb_ring *ring)
+{
+	struct xbb_batch *b = &ring->batch;
+	unsigned int i, n = b->nr_map;
+	int err;
+
+	if (!n)
+		return;
+	b->nr_map = 0;
+	err = gnttab_map_refs(b->map, NULL, b->pages, n);
+	if (err)
+		xbb_warn_rl(ring->be, "ring %u: grant map batch failed (%d)",
+			    ring->index, err);
+	xbb_stat_add(ring, gnt_map, n);
+
+	for (i = 0; i < n; i++) {
+		bool ok = b->map[i].status == GNTST_okay;
+		grant_handle_t handle = ok ? b->map[i].handle :
+					     XBB_INVALID_HANDLE;
+
+		if (!ok)
+			xbb_warn_rl(ring->be, "ring %u: mapping grant %u failed (%d)",
+				    ring->index, b->map[i].ref,
+				    b->map[i].status);
+		if (b->pg[i]) {
+			b->pg[i]->handle = handle;
+			if (!ok)
+				xbb_pgrant_erase(ring, b->pg[i]);
+		} else {
+			b->gnt[i]->handle = handle;
+		}
+	}
+}
+
+/**
+ * xbb_gnt_mapped() - whether a grant queued for mapping was mapped
+ * @gnt: grant, after xbb_gnt_map_flush()
+ *
+ * Return: true if @gnt->page now shows the granted page.
+ */
+bool xbb_gnt_mapped(const struct xbb_gnt *gnt)
+{
+	if (gnt->pg)
+		return gnt->pg->handle != XBB_INVALID_HANDLE;
+	return gnt->handle != XBB_INVALID_HANDLE;
+}
+
+/**
+ * xbb_gnt_release() - give back the grants of a request
+ * @ring: ring
+ * @gnt: grants (reserved, mapped, failed or already released)
+ * @n: how many
+ *
+ * Persistent grants stay mapped and become unused; our own mappings are
+ * queued for unmapping; unmapped pages return to the cache.  Releasing
+ * twice is harmless.  The frontend may reuse the pages only after
+ * xbb_gnt_unmap_flush().
+ *
+ * Context: ring thread.
+ */
+void xbb_gnt_release(struct xbb_ring *ring, struct xbb_gnt *gnt,
+		     unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct xbb_pgrant *pg = gnt[i].pg;
+
+		if (pg) {
+			WARN_ON_ONCE(!pg->users);
+			if (!--pg->users) {
+				if (pg->in_tree) {
+					list_add_tail(&pg->lru, &ring->pg_lru);
+				} else {
+					/* Its map failed: nothing to unmap. */
+					gnttab_page_cache_put(&ring->page_cache,
+							      &pg->page, 1);
+					kfree(pg);
+				}
+			}
+		} else if (gnt[i].handle != XBB_INVALID_HANDLE) {
+			xbb_unmap_add(ring, gnt[i].page, gnt[i].handle);
+		} else if (gnt[i].page) {
+			gnttab_page_cache_put(&ring->page_cache, &gnt[i].page,
+					      1);
+		}
+		gnt[i].pg = NULL;
+		gnt[i].page = NULL;
+		gnt[i].handle = XBB_INVALID_HANDLE;
+	}
+}
+
+/**
+ * xbb_gnt_unmap_flush() - unmap everything queued for unmapping
+ * @ring: ring
+ *
+ * Waits until the pages are no longer referenced (gnttab_unmap_refs_sync()),
+ * then returns them to the cache.  A page whose unmap failed is leaked
+ * rather than reused while it may still show the frontend's memory.
+ *
+ * Context: ring thread; sleeps.
+ */
+void xbb_gnt_unmap_flush(struct xbb_ring *ring)
+{
+	struct xbb_batch *b = &ring->batch;
+	struct gntab_unmap_queue_data q = {
+		.unmap_ops = b->unmap,
+		.kunmap_ops = NULL,
+		.pages = b->unmap_pages,
+		.count = b->nr_unmap,
+	};
+	unsigned int i, n = b->nr_unmap;
+	int err;
+
+	if (!n)
+		return;
+	b->nr_unmap = 0;
+	err = gnttab_unmap_refs_sync(&q);
+	xbb_stat_add(ring, gnt_unmap, n);
+	for (i = 0; i < n; i++) {
+		if (err || b->unmap[i].status != GNTST_okay) {
+			WARN_ONCE(1, "xblkback: unmapping grant handle %u failed (%d/%d), page leaked\n",
+				  b->unmap[i].handle, err, b->unmap[i].status);
+			continue;
+		}
+		gnttab_page_cache_put(&ring->page_cache, &b->unmap_pages[i], 1);
+	}
+}
+
+/**
+ * xbb_gnt_trim() - return free pages beyond @keep to the system
+ * @ring: ring
+ * @keep: pages to keep in the cache
+ *
+ * Context: ring thread, or after it stopped.
+ */
+void xbb_gnt_trim(struct xbb_ring *ring, unsigned int keep)
+{
+	gnttab_page_cache_shrink(&ring->page_cache, keep);
+}
+
+/**
+ * xbb_gnt_free_all() - unmap every persistent grant and free every page
+ * @ring: ring with no request in flight
+ *
+ * Context: ring thread as it exits, or after it stopped; sleeps.
+ */
+void xbb_gnt_free_all(struct xbb_ring *ring)
+{
+	struct rb_node *n;
+
+	if (!ring->batch.cap)
+		return;
+	xbb_gnt_map_flush(ring);
+	while ((n = rb_first(&ring->pgrants))) {
+		struct xbb_pgrant *pg = rb_entry(n, struct xbb_pgrant, node);
+
+		WARN_ON_ONCE(pg->users);
+		list_del_init(&pg->lru);
+		xbb_pgrant_erase(ring, pg);
+		xbb_unmap_add(ring, pg->page, pg->handle);
+		kfree(pg);
+	}
+	xbb_gnt_unmap_flush(ring);
+	WARN_ON_ONCE(ring->nr_pgrants || !list_empty(&ring->pg_lru));
+	xbb_gnt_trim(ring, 0);
+}

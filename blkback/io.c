@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xblkback: from validated requests to bios, and from completions to
+ * responses.
+ *
+ * One pass of the ring thread hands xbb_io_dispatch() the list of requests
+ * it took off the ring.  Dispatch maps every indirect descriptor page of
+ * the pass in one batch, copies the segments out of them (once) and checks
+ * the copy, maps every data page of the pass in one batch, and submits all
+ * bios of the pass under a single blk_plug.  A request becomes as few bios
+ * as it can: one, unless it has more segments than a bio holds; the block
+ * layer splits it further only where the device needs it.
+ *
+ * Completion may run in any context, so a finished request is only pushed
+ * on the ring's lock-free done list; the ring thread reaps the list in
+ * xbb_io_reap(): one unmap batch for all of them, then the responses.
+ */
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/highmem.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+
+#include "blkback.h"
+
+/**
+ * xbb_req_setup() - fill a request slot from a validated request
+ * @xr: free slot
+ * @req: private copy of the request, accepted by xblk_req_check()
+ *
+ * Context: ring thread.
+ * Return: 0, or -ENOMEM when the segment array of a large indirect
+ * request cannot be allocated (the caller retries later).
+ */
+int xbb_req_setup(struct xbb_req *xr, const struct blkif_request *req)
+{
+	unsigned int i, nseg = xblk_req_nr_segs(req);
+	struct xbb_vbd *vbd = &xr->ring->be->vbd;
+
+	xr->op = req->operation;
+	xr->id = xblk_req_id(req);
+	xr->status = BLKIF_RSP_OKAY;
+	xr->write = xblk_req_writes(req);
+	xr->flush = req->operation == BLKIF_OP_FLUSH_DISKCACHE;
+	xr->secure = false;
+	xr->refused = false;
+	xr->nr_sectors = 0;
+	xr->nr_segs = nseg;
+	xr->nr_ind = 0;
+	xr->segs = xr->inline_segs;
+	xr->gnts = xr->inline_gnts;
+
+	switch (req->operation) {
+	case BLKIF_OP_DISCARD:
+		xr->sector = req->u.discard.sector_number;
+		xr->nr_sectors = req->u.discard.nr_sectors;
+		/* blkif: the flag is ignored unless discard-secure was offered. */
+		xr->secure = vbd->discard_secure &&
+			     (req->u.discard.flag & BLKIF_DISCARD_SECURE);
+		return 0;
+	case BLKIF_OP_INDIRECT:
+		xr->sector = req->u.indirect.sector_number;
+		xr->nr_ind = xblk_indirect_frames(nseg);
+		for (i = 0; i < xr->nr_ind; i++)
+			xr->ind[i].gref = req->u.indirect.indirect_grefs[i];
+		if (nseg > BLKIF_MAX_SEGMENTS_PER_REQUEST) {
+			/* One allocation: segments, then their grants. */
+			xr->segs = kmalloc(nseg * (sizeof(*xr->segs) +
+						   sizeof(*xr->gnts)),
+					   GFP_NOIO | __GFP_NOWARN);
+			if (!xr->segs) {
+				xr->segs = xr->inline_segs;
+				return -ENOMEM;
+			}
+			xr->gnts = (struct xbb_gnt *)(xr->segs + nseg);
+		}
+		/* Segments and their grefs come from the indirect pages. */
+		return 0;
+	default:
+		xr->sector = req->u.rw.sector_number;
+		memcpy(xr->segs, req->u.rw.seg, nseg * sizeof(*xr->segs));
+		for (i = 0; i < nseg; i++) {
+			xr->gnts[i].gref = xr->segs[i].gref;
+			xr->nr_sectors += xr->segs[i].last_sect -
+					  xr->segs[i].first_sect + 1U;
+		}
+		return 0;
+	}
+}
+
+/**
+ * xbb_req_teardown() - free what xbb_req_setup() allocated
+ * @xr: slot about to become free
+ *
+ * Context: ring thread.
+ */
+void xbb_req_teardown(struct xbb_req *xr)
+{
+	if (xr->segs != xr->inline_segs)
+		kfree(xr->segs);
+	xr->segs = xr->inline_segs;
+	xr->gnts = xr->inline_gnts;
+}
+
+/* Queue @xr for its response; any context. */
+static void xbb_req_done(struct xbb_req *xr)
+{
+	struct xbb_ring *ring = xr->ring;
+
+	/*
+	 * Once on the list the thread may reap @xr and, at teardown, the ring
+	 * may go away: the RCU read section keeps it until wake_up() returns
+	 * (teardown waits with synchronize_rcu()).
+	 */
+	rcu_read_lock();
+	llist_add(&xr->done, &ring->done);
+	wake_up(&ring->wq);
+	rcu_read_unlock();
+}
+
+/**
+ * xbb_req_finish() - a request is over, answer it with @status
+ * @xr: request with no bio in flight
+ * @status: BLKIF_RSP_*; OKAY keeps an error already recorded
+ *
+ * Context: any.
+ */
+void xbb_req_finish(struct xbb_req *xr, s16 status)
+{
+	if (status != BLKIF_RSP_OKAY)
+		WRITE_ONCE(xr->status, status);
+	xbb_req_done(xr);
+}
+
+static void xbb_req_put(struct xbb_req *xr)
+{
+	if (atomic_dec_and_test(&xr->pending))
+		xbb_req_done(xr);
+}
+
+static void xbb_bio_end_io(struct bio *bio)
+{
+	struct xbb_req *xr = bio->bi_private;
+
+	if (bio->bi_status)
+		WRITE_ONCE(xr->status,
+			   bio->bi_status == BLK_STS_NOTSUPP && xr->flush ?
+			   BLKIF_RSP_EOPNOTSUPP : BLKIF_RSP_ERROR);
+	bio_put(bio);
+	xbb_req_put(xr);
+}
+
+static struct bio *xbb_bio_alloc(struct xbb_req *xr, unsigned int nr_vecs,
+				 blk_opf_t opf, u64 sector)
+{
+	struct bio *bio = bio_alloc(xr->ring->be->vbd.bdev, nr_vecs, opf,
+				    GFP_NOIO);
+
+	bio->bi_iter.bi_sector = sector;
+	bio->bi_private = xr;
+	bio->bi_end_io = xbb_bio_end_io;
+	atomic_inc(&xr->pending);
+	return bio;
+}
+
+static void xbb_submit_flush(struct xbb_req *xr)
+{
+	atomic_set(&xr->pending, 1);
+	submit_bio(xbb_bio_alloc(xr, 0, REQ_OP_WRITE | REQ_PREFLUSH, 0));
+	xbb_req_put(xr);
+}
+
+static void xbb_submit_data(struct xbb_req *xr)
+{
+	blk_opf_t opf = xr->write ? REQ_OP_WRITE | REQ_SYNC : REQ_OP_READ;
+	u64 sector = xr->sector;
+	struct bio *bio = NULL;
+	unsigned int i;
+
+	/*
+	 * FLUSH_DISKCACHE with data: the write must find every earlier write
+	 * stable, and be stable itself when we answer.
+	 */
+	if (xr->flush)
+		opf |= REQ_PREFLUSH | REQ_FUA;
+
+	atomic_set(&xr->pending, 1);
+	for (i = 0; i < xr->nr_segs; i++) {
+		const struct blkif_request_segment *seg = &xr->segs[i];
+		unsigned int off = seg->first_sect << SECTOR_SHIFT;
+		unsigned int len = (seg->last_sect - seg->first_sect + 1U)
+				   << SECTOR_SHIFT;
+
+		if (!bio || bio_add_page(bio, xr->gnts[i].page, len, off) != len) {
+			if (bio)
+				submit_bio(bio);
+			bio = xbb_bio_alloc(xr, min_t(unsigned int,
+						      xr->nr_segs - i,
+						      BIO_MAX_VECS),
+					    opf, sector);
+			__bio_add_page(bio, xr->gnts[i].page, len, off);
+		}
+		sector += len >> SECTOR_SHIFT;
+	}
+	submit_bio(bio);
+	xbb_req_put(xr);
+}
+
+static void xbb_discard_work(struct work_struct *work)
+{
+	struct xbb_req *xr = container_of(work, struct xbb_req, work);
+	struct block_device *bdev = xr->ring->be->vbd.bdev;
+	int err;
+
+	if (xr->secure)
+		err = blkdev_issue_secure_erase(bdev, xr->sector,
+						xr->nr_sectors, GFP_NOIO);
+	else
+		err = blkdev_issue_discard(bdev, xr->sector, xr->nr_sectors,
+					   GFP_NOIO);
+	xbb_req_finish(xr, !err ? BLKIF_RSP_OKAY :
+			   err == -EOPNOTSUPP ? BLKIF_RSP_EOPNOTSUPP :
+			   BLKIF_RSP_ERROR);
+}
+
+/*
+ * Copy the segments out of the mapped indirect pages, once, and check the
+ * copy.  Return: XBLK_REQ_VALID, an xblk_req_err, or -1 if a page was not
+ * mapped.
+ */
+static int xbb_read_indirect(struct xbb_req *xr,
+			     const struct xblk_req_limits *lim)
+{
+	unsigned int i, done = 0;
+
+	for (i = 0; i < xr->nr_ind; i++) {
+		unsigned int n = min_t(unsigned int, xr->nr_segs - done,
+				       XBLK_SEGS_PER_INDIRECT_FRAME);
+		void *p;
+
+		if (!xbb_gnt_mapped(&xr->ind[i]))
+			return -1;
+		p = kmap_local_page(xr->ind[i].page);
+		memcpy(xr->segs + done, p, n * sizeof(*xr->segs));
+		kunmap_local(p);
+		done += n;
+	}
+	for (i = 0; i < xr->nr_segs; i++)
+		xr->gnts[i].gref = xr->segs[i].gref;
+	return xblk_req_check_segs(xr->segs, xr->nr_segs, xr->sector, lim,
+				   &xr->nr_sectors);
+}
+
+/* Account and start one request whose pages are mapped. */
+static void xbb_submit(struct xbb_ring *ring, struct xbb_req *xr)
+{
+	unsigned int i;
+
+	for (i = 0; i < xr->nr_segs; i++) {
+		if (!xbb_gnt_mapped(&xr->gnts[i])) {
+			xbb_req_finish(xr, BLKIF_RSP_ERROR);
+			return;
+		}
+	}
+
+	if (xr->flush)
+		xbb_stat_inc(ring, f_req);
+	switch (xr->op) {
+	case BLKIF_OP_DISCARD:
+		xbb_stat_inc(ring, ds_req);
+		xbb_stat_add(ring, ds_sect, xr->nr_sectors);
+		INIT_WORK(&xr->work, xbb_discard_work);
+		queue_work(system_unbound_wq, &xr->work);
+		return;
+	case BLKIF_OP_FLUSH_DISKCACHE:
+		if (!xr->nr_segs) {
+			xbb_submit_flush(xr);
+			return;
+		}
+		break;
+	}
+	if (xr->write) {
+		xbb_stat_inc(ring, wr_req);
+		xbb_stat_add(ring, wr_sect, xr->nr_sectors);
+	} else {
+		xbb_stat_inc(ring, rd_req);
+		xbb_stat_add(ring, rd_sect, xr->nr_sectors);
+	}
+	xbb_submit_data(xr);
+}
+
+/**
+ * xbb_io_dispatch() - map and submit the requests of one pass
+ * @ring: ring
+ * @pass: requests taken off the ring, in ring order; emptied
+ *
+ * Context: ring thread.
+ */
+void xbb_io_dispatch(struct xbb_ring *ring, struct list_head *pass)
+{
+	struct xblk_req_limits lim;
+	struct xbb_req *xr, *tmp;
+	struct blk_plug plug;
+	unsigned int i;
+	int err;
+
+	/* Indirect descriptor pages of the whole pass: one batch. */
+	list_for_each_entry(xr, pass, node)
+		for (i = 0; i < xr->nr_ind; i++)
+			xbb_gnt_map_add(ring, &xr->ind[i], true);
+	xbb_gnt_map_flush(ring);
+
+	xbb_ring_limits(ring, &lim);
+	list_for_each_entry_safe(xr, tmp, pass, node) {
+		if (!xr->nr_ind)
+			continue;
+		err = xbb_read_indirect(xr, &lim);
+		xbb_gnt_release(ring, xr->ind, xr->nr_ind);
+		if (err == XBLK_REQ_VALID)
+			continue;
+		list_del_init(&xr->node);
+		if (err < 0) {
+			xbb_req_finish(xr, BLKIF_RSP_ERROR);
+			continue;
+		}
+		xr->refused = true;
+		xbb_stat_inc(ring, err_req);
+		xbb_warn_rl(ring->be, "ring %u: refused indirect request id %llu: %s",
+			    ring->index, xr->id,
+			    xblk_req_err_str((enum xblk_req_err)err));
+		xbb_req_finish(xr, xblk_req_err_status((enum xblk_req_err)err));
+	}
+
+	/* Data pages of the whole pass: one batch. */
+	list_for_each_entry(xr, pass, node)
+		for (i = 0; i < xr->nr_segs; i++)
+			xbb_gnt_map_add(ring, &xr->gnts[i], xr->write);
+	xbb_gnt_map_flush(ring);
+
+	blk_start_plug(&plug);
+	list_for_each_entry_safe(xr, tmp, pass, node) {
+		list_del_init(&xr->node);
+		xbb_submit(ring, xr);
+	}
+	blk_finish_plug(&plug);
+}
+
+/**
+ * xbb_io_reap() - answer every finished request
+ * @ring: ring
+ *
+ * Releases the grants of all finished requests with one unmap batch, then
+ * writes their responses (not yet pushed) and frees their slots.
+ *
+ * Context: ring thread.
+ * Return: number of requests answered.
+ */
+unsigned int xbb_io_reap(struct xbb_ring *ring)
+{
+	struct llist_node *list = llist_del_all(&ring->done);
+	struct xbb_req *xr, *tmp;
+	unsigned int n = 0;
+
+	if (!list)
+		return 0;
+	list = llist_reverse_order(list);
+
+	llist_for_each_entry(xr, list, done) {
+		xbb_gnt_release(ring, xr->ind, xr->nr_ind);
+		xbb_gnt_release(ring, xr->gnts, xr->nr_segs);
+	}
+	/* The frontend may reuse the pages as soon as it sees a response. */
+	xbb_gnt_unmap_flush(ring);
+
+	llist_for_each_entry_safe(xr, tmp, list, done) {
+		s16 status = READ_ONCE(xr->status);
+
+		if (status != BLKIF_RSP_OKAY && !xr->refused)
+			xbb_stat_inc(ring, io_err);
+		xbb_ring_respond(ring, xr->id, xr->op, status);
+		ring->pages_reserved -= xr->nr_ind + xr->nr_segs;
+		xbb_req_teardown(xr);
+		list_add(&xr->node, &ring->free_reqs);
+		ring->inflight--;
+		n++;
+	}
+	return n;
+}

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xblkback: Xen PV block backend.  Module init/exit and the module's only
+ * parameter block.  Documentation/blkback.rst lists the parameters.
+ */
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/cpumask.h>
+#include <xen/xen.h>
+#include <xen/page.h>
+
+#include "blkback.h"
+
+/* --------------------------------------------------------------------- */
+/* Module parameters.  All read-only once loaded: each device copies them */
+/* when it is probed (xbb_params_get()), so a device never sees a mix.    */
+
+static unsigned int xbb_max_queues;
+static unsigned int xbb_max_ring_order = XBLK_MAX_RING_ORDER;
+static unsigned int xbb_max_indirect_segs = 256;
+static bool xbb_persistent = true;
+static unsigned int xbb_max_pgrants = 1056;
+static unsigned int xbb_max_inflight_pages = 4096;
+
+/* Parse @val into the unsigned int behind @kp if it lies in [@min, @max]. */
+static int xbb_param_store_uint(const char *val, const struct kernel_param *kp,
+				unsigned int min, unsigned int max)
+{
+	unsigned int v;
+	int err;
+
+	err = kstrtouint(val, 0, &v);
+	if (err)
+		return err;
+	if (v < min || v > max)
+		return -EINVAL;
+	*(unsigned int *)kp->arg = v;
+	return 0;
+}
+
+static int xbb_set_max_queues(const char *val, const struct kernel_param *kp)
+{
+	return xbb_param_store_uint(val, kp, 0, XBLK_MAX_QUEUES);
+}
+
+static int xbb_set_ring_order(const char *val, const struct kernel_param *kp)
+{
+	return xbb_param_store_uint(val, kp, 0, XBLK_MAX_RING_ORDER);
+}
+
+static int xbb_set_indirect(const char *val, const struct kernel_param *kp)
+{
+	unsigned int v;
+	int err;
+
+	err = kstrtouint(val, 0, &v);
+	if (err)
+		return err;
+	/* 1..11 would advertise indirect requests no bigger than direct ones. */
+	if (v && (v <= BLKIF_MAX_SEGMENTS_PER_REQUEST ||
+		  v > XBLK_MAX_INDIRECT_SEGS))
+		return -EINVAL;
+	*(unsigned int *)kp->arg = v;
+	return 0;
+}
+
+static int xbb_set_pgrants(const char *val, const struct kernel_param *kp)
+{
+	return xbb_param_store_uint(val, kp, 0, 1U << 16);
+}
+
+static int xbb_set_inflight(const char *val, const struct kernel_param *kp)
+{
+	return xbb_param_store_uint(val, kp, 64, 1U << 18);
+}
+
+static const struct kernel_param_ops xbb_max_queues_ops = {
+	.set = xbb_set_max_queues,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops xbb_ring_order_ops = {
+	.set = xbb_set_ring_order,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops xbb_indirect_ops = {
+	.set = xbb_set_indirect,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops xbb_pgrants_ops = {
+	.set = xbb_set_pgrants,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops xbb_inflight_ops = {
+	.set = xbb_set_inflight,
+	.get = param_get_uint,
+};
+
+module_param_cb(max_queues, &xbb_max_queues_ops, &xbb_max_queues, 0444);
+MODULE_PARM_DESC(max_queues,
+		 "Most rings (queues) per device a frontend may use, 0..32 (default 0: one per online CPU, at most 32)");
+module_param_cb(max_ring_page_order, &xbb_ring_order_ops, &xbb_max_ring_order,
+		0444);
+MODULE_PARM_DESC(max_ring_page_order,
+		 "Largest ring a frontend may use, log2 of pages, 0..4 (default 4)");
+module_param_cb(max_indirect_segments, &xbb_indirect_ops,
+		&xbb_max_indirect_segs, 0444);
+MODULE_PARM_DESC(max_indirect_segments,
+		 "Segments per indirect request, 0 (no indirect requests) or 12..4096 (default 256)");
+module_param_named(feature_persistent, xbb_persistent, bool, 0444);
+MODULE_PARM_DESC(feature_persistent,
+		 "Offer persistent grants (default Y)");
+module_param_cb(max_persistent_grants, &xbb_pgrants_ops, &xbb_max_pgrants,
+		0444);
+MODULE_PARM_DESC(max_persistent_grants,
+		 "Persistent grants kept mapped per ring, least recently used evicted first, 0..65536 (default 1056)");
+module_param_cb(max_inflight_pages, &xbb_inflight_ops, &xbb_max_inflight_pages,
+		0444);
+MODULE_PARM_DESC(max_inflight_pages,
+		 "Pages mapped for requests in flight per ring, 64..262144, raised to one largest request (default 4096 = 16 MiB)");
+
+/**
+ * xbb_params_get() - snapshot of the module parameters
+ * @p: result, with max_queues resolved to a number of rings
+ *
+ * Context: any.
+ */
+void xbb_params_get(struct xbb_params *p)
+{
+	p->max_queues = xbb_max_queues ? :
+			min_t(unsigned int, num_online_cpus(), XBLK_MAX_QUEUES);
+	p->max_ring_order = xbb_max_ring_order;
+	p->max_indirect_segs = xbb_max_indirect_segs;
+	p->persistent = xbb_persistent && xbb_max_pgrants;
+	p->max_pgrants = xbb_max_pgrants;
+	p->max_inflight_pages = xbb_max_inflight_pages;
+}
+
+static int __init xbb_init(void)
+{
+	/* A segment is one Xen page and we hand it to bios as one page. */
+	BUILD_BUG_ON(PAGE_SIZE != XEN_PAGE_SIZE);
+
+	if (!xen_domain())
+		return -ENODEV;
+	return xbb_xenbus_init();
+}
+
+static void __exit xbb_exit(void)
+{
+	xbb_xenbus_exit();
+}
+
+module_init(xbb_init);
+module_exit(xbb_exit);
+
+MODULE_DESCRIPTION("Xen PV block backend (xblk)");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,499 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xblkback: one shared ring, its event channel and the thread that serves
+ * it.
+ *
+ * The thread works in rounds.  Each round:
+ *   1. reaps finished requests (one unmap batch, their responses);
+ *   2. takes every request the frontend published, reading req_prod once
+ *      and checking it with xblk_req_prod_sane(); each request is copied
+ *      out of the ring once and only the copy is validated and used;
+ *      refused requests are answered at once, the others dispatched
+ *      together (io.c: batched maps, one blk_plug);
+ *   3. reaps again, then pushes every response of the round with one
+ *      RING_PUSH_RESPONSES_AND_CHECK_NOTIFY and at most one notification;
+ *   4. when the ring is drained, RING_FINAL_CHECK_FOR_REQUESTS re-arms
+ *      req_event and catches a request published meanwhile;
+ *   5. sends the late EOI the event owed (the event channel is bound with
+ *      the late-EOI variant: a frontend cannot make us spin by notifying,
+ *      and a round that found nothing tells Xen the event was spurious).
+ *
+ * Out of resources (the in-flight page budget, or memory) the thread stops
+ * taking requests and leaves them in the ring; completions (or a short
+ * timer, when nothing is in flight) wake it to try again.  Nothing that
+ * could be served later is failed.
+ *
+ * A frontend whose req_prod runs ahead of what the ring can hold has broken
+ * the protocol: the ring is halted (no request taken, no EOI, so no more
+ * events) until the frontend reconnects.  Requests in flight still complete.
+ */
+#include <linux/kthread.h>
+#include <linux/interrupt.h>
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <xen/events.h>
+#include <xen/xenbus.h>
+
+#include "blkback.h"
+
+/* Idle time after which the free page cache is emptied. */
+#define XBB_IDLE_TIMEOUT	(5 * HZ)
+/* Retry delay when a request could not get memory and nothing is in flight. */
+#define XBB_RETRY_TIMEOUT	(HZ / 20)
+/* Grant operations per hypercall batch. */
+#define XBB_BATCH		512
+
+/**
+ * xbb_ring_limits() - what requests of this ring are checked against
+ * @ring: ring
+ * @lim: result
+ *
+ * Context: ring thread (reads the capacity, which may change on resize).
+ */
+void xbb_ring_limits(struct xbb_ring *ring, struct xblk_req_limits *lim)
+{
+	struct xbb_dev *be = ring->be;
+
+	lim->sectors = READ_ONCE(be->vbd.sectors);
+	lim->logical_block_size = be->vbd.lbs;
+	lim->max_indirect_segs = be->params.max_indirect_segs;
+	lim->read_only = be->vbd.read_only;
+	lim->flush = be->vbd.flush;
+	lim->discard = be->discard;
+}
+
+static irqreturn_t xbb_ring_interrupt(int irq, void *dev_id)
+{
+	struct xbb_ring *ring = dev_id;
+
+	xbb_stat_inc(ring, notify_in);
+	set_bit(XBB_RING_EVENT, &ring->flags);
+	wake_up(&ring->wq);
+	return IRQ_HANDLED;
+}
+
+/* Copy request @idx out of the shared ring, once, into native layout. */
+static void xbb_ring_copy_req(struct xbb_ring *ring, RING_IDX idx,
+			      struct blkif_request *req)
+{
+	switch (ring->be->abi) {
+	case XBLK_ABI_X86_32: {
+		struct xblk_x86_32_request r;
+
+		RING_COPY_REQUEST(&ring->br.x86_32, idx, &r);
+		xblk_req_from_x86_32(&r, req);
+		break;
+	}
+	case XBLK_ABI_X86_64: {
+		struct xblk_x86_64_request r;
+
+		RING_COPY_REQUEST(&ring->br.x86_64, idx, &r);
+		xblk_req_from_x86_64(&r, req);
+		break;
+	}
+	default:
+		RING_COPY_REQUEST(&ring->br.native, idx, req);
+		break;
+	}
+}
+
+/**
+ * xbb_ring_respond() - write a response (pushed at the end of the round)
+ * @ring: ring
+ * @id: the request's id
+ * @op: the request's operation
+ * @status: BLKIF_RSP_*
+ *
+ * Context: ring thread.
+ */
+void xbb_ring_respond(struct xbb_ring *ring, u64 id, u8 op, s16 status)
+{
+	RING_IDX idx = ring->br.native.rsp_prod_pvt;
+	struct blkif_response *rsp;
+
+	switch (ring->be->abi) {
+	case XBLK_ABI_X86_32:
+		rsp = RING_GET_RESPONSE(&ring->br.x86_32, idx);
+		break;
+	case XBLK_ABI_X86_64:
+		rsp = RING_GET_RESPONSE(&ring->br.x86_64, idx);
+		break;
+	default:
+		rsp = RING_GET_RESPONSE(&ring->br.native, idx);
+		break;
+	}
+	rsp->id = id;
+	rsp->operation = op;
+	rsp->status = status;
+	ring->br.native.rsp_prod_pvt = idx + 1;
+}
+
+/* Publish the responses written so far; notify the frontend if it asked. */
+static void xbb_ring_push(struct xbb_ring *ring)
+{
+	int notify;
+
+	if (ring->br.native.rsp_prod_pvt == ring->rsp_pushed)
+		return;
+	ring->rsp_pushed = ring->br.native.rsp_prod_pvt;
+	RING_PUSH_RESPONSES_AND_CHECK_NOTIFY(&ring->br.native, notify);
+	if (notify) {
+		notify_remote_via_irq(ring->irq);
+		xbb_stat_inc(ring, notify_out);
+	}
+}
+
+static void xbb_ring_reject(struct xbb_ring *ring,
+			    const struct blkif_request *req,
+			    enum xblk_req_err err)
+{
+	xbb_stat_inc(ring, err_req);
+	xbb_warn_rl(ring->be, "ring %u: refused request id %llu (op %u, %u segments): %s",
+		    ring->index, xblk_req_id(req), req->operation,
+		    xblk_req_nr_segs(req), xblk_req_err_str(err));
+	xbb_ring_respond(ring, xblk_req_id(req), req->operation,
+			 xblk_req_err_status(err));
+}
+
+/*
+ * Take a slot, the page budget and the pages for @req, or return NULL (and
+ * leave @req in the ring) when they are not available now.
+ */
+static struct xbb_req *xbb_ring_take(struct xbb_ring *ring,
+				     const struct blkif_request *req)
+{
+	unsigned int nseg = xblk_req_nr_segs(req);
+	unsigned int nind = req->operation == BLKIF_OP_INDIRECT ?
+			    xblk_indirect_frames(nseg) : 0;
+	struct xbb_req *xr;
+
+	xr = list_first_entry_or_null(&ring->free_reqs, struct xbb_req, node);
+	/* One slot per ring slot, and req_prod was checked: never empty. */
+	if (WARN_ON_ONCE(!xr))
+		return NULL;
+	if (ring->pages_reserved + nseg + nind > ring->max_pages)
+		return NULL;
+	if (xbb_req_setup(xr, req))
+		goto out_starved;
+	if (xbb_gnt_reserve(ring, xr->ind, nind))
+		goto out_teardown;
+	if (xbb_gnt_reserve(ring, xr->gnts, nseg))
+		goto out_release_ind;
+
+	list_del_init(&xr->node);
+	ring->inflight++;
+	ring->pages_reserved += nseg + nind;
+	return xr;
+
+out_release_ind:
+	xbb_gnt_release(ring, xr->ind, nind);
+out_teardown:
+	xbb_req_teardown(xr);
+out_starved:
+	ring->starved = true;
+	return NULL;
+}
+
+static void xbb_ring_halt(struct xbb_ring *ring, RING_IDX rp)
+{
+	struct blkif_back_ring *br = &ring->br.native;
+
+	ring->halted = true;
+	xbb_warn_rl(ring->be, "ring %u: frontend's req_prod %u runs ahead (req_cons %u, rsp_prod %u, %u slots); ring stopped until it reconnects",
+		    ring->index, rp, br->req_cons, br->rsp_prod_pvt,
+		    RING_SIZE(br));
+}
+
+/* Take every request available.  Return: whether any was taken. */
+static bool xbb_ring_consume(struct xbb_ring *ring)
+{
+	struct blkif_back_ring *br = &ring->br.native;
+	struct xblk_req_limits lim;
+	LIST_HEAD(pass);
+	RING_IDX rc, rp;
+	bool took = false;
+
+	ring->blocked = false;
+	ring->starved = false;
+	if (ring->halted)
+		return false;
+
+	rp = READ_ONCE(br->sring->req_prod);
+	virt_rmb(); /* see the requests up to rp */
+	rc = br->req_cons;
+	if (!xblk_req_prod_sane(rp, rc, br->rsp_prod_pvt, RING_SIZE(br))) {
+		xbb_ring_halt(ring, rp);
+		return false;
+	}
+
+	xbb_ring_limits(ring, &lim);
+	while (rc != rp) {
+		struct blkif_request req;
+		enum xblk_req_err err;
+		struct xbb_req *xr;
+
+		xbb_ring_copy_req(ring, rc, &req);
+		err = xblk_req_check(&req, &lim);
+		if (err) {
+			br->req_cons = ++rc;
+			xbb_ring_reject(ring, &req, err);
+			took = true;
+			continue;
+		}
+		xr = xbb_ring_take(ring, &req);
+		if (!xr) {
+			ring->blocked = true;
+			xbb_stat_inc(ring, oo_req);
+			break;
+		}
+		br->req_cons = ++rc;
+		list_add_tail(&xr->node, &pass);
+		took = true;
+	}
+
+	if (!list_empty(&pass))
+		xbb_io_dispatch(ring, &pass);
+	return took;
+}
+
+/* Tell xenbus.c when the backing device changed size (ring 0 only). */
+static void xbb_ring_check_size(struct xbb_ring *ring)
+{
+	struct xbb_dev *be = ring->be;
+
+	if (ring->index == 0 && xbb_vbd_refresh_size(&be->vbd))
+		schedule_work(&be->resize_work);
+}
+
+static void xbb_ring_round(struct xbb_ring *ring)
+{
+	bool event = test_and_clear_bit(XBB_RING_EVENT, &ring->flags);
+	bool took;
+	int more = 0;
+
+	ring->more = false;
+	xbb_ring_check_size(ring);
+	xbb_io_reap(ring);
+	took = xbb_ring_consume(ring);
+	xbb_io_reap(ring);
+	xbb_ring_push(ring);
+
+	if (!ring->blocked && !ring->halted) {
+		RING_FINAL_CHECK_FOR_REQUESTS(&ring->br.native, more);
+		ring->more = more;
+	}
+	/* A halted ring owes nothing: its event channel stays masked. */
+	if (event && !ring->halted)
+		xen_irq_lateeoi(ring->irq, took ? 0 : XEN_EOI_FLAG_SPURIOUS);
+}
+
+static bool xbb_ring_has_work(struct xbb_ring *ring)
+{
+	return test_bit(XBB_RING_EVENT, &ring->flags) || ring->more ||
+	       !llist_empty(&ring->done) || kthread_should_stop();
+}
+
+/* Wait for every request in flight, answer it, then drop every grant. */
+static void xbb_ring_drain(struct xbb_ring *ring)
+{
+	while (ring->inflight) {
+		if (!wait_event_idle_timeout(ring->wq,
+					     !llist_empty(&ring->done),
+					     10 * HZ))
+			xbb_warn_rl(ring->be, "ring %u: still waiting for %u requests in flight",
+				    ring->index, ring->inflight);
+		xbb_io_reap(ring);
+	}
+	xbb_ring_push(ring);
+	xbb_gnt_free_all(ring);
+}
+
+static int xbb_ring_thread(void *arg)
+{
+	struct xbb_ring *ring = arg;
+
+	while (!kthread_should_stop()) {
+		long timeout = ring->starved && !ring->inflight ?
+			       XBB_RETRY_TIMEOUT : XBB_IDLE_TIMEOUT;
+		bool idle;
+
+		idle = !wait_event_idle_timeout(ring->wq,
+						xbb_ring_has_work(ring),
+						timeout);
+		if (kthread_should_stop())
+			break;
+		xbb_ring_round(ring);
+		if (idle && !ring->inflight && !ring->starved)
+			xbb_gnt_trim(ring, 0);
+	}
+	xbb_ring_drain(ring);
+	return 0;
+}
+
+/**
+ * xbb_ring_map() - map a frontend's ring and bind its event channel
+ * @ring: ring with @be and @index set, otherwise zeroed
+ * @grefs: grant references of the ring pages (1 << @order of them)
+ * @order: log2 of the number of pages, within what we advertised
+ * @evtchn: the frontend's event channel
+ *
+ * Attaches at the ring's current indexes, so a ring that a previous backend
+ * left with answered requests is picked up where it stopped.
+ *
+ * Context: process context, under xbb_dev.lock.
+ * Return: 0 or a negative errno (already reported for mapping failures).
+ */
+int xbb_ring_map(struct xbb_ring *ring, const grant_ref_t *grefs,
+		 unsigned int order, evtchn_port_t evtchn)
+{
+	struct xbb_dev *be = ring->be;
+	unsigned int size = XEN_PAGE_SIZE << order;
+	grant_ref_t refs[1U << XBLK_MAX_RING_ORDER];
+	struct blkif_sring *sring;
+	RING_IDX req_prod, rsp_prod;
+	unsigned int i, nr;
+	int err;
+
+	lockdep_assert_held(&be->lock);
+	init_waitqueue_head(&ring->wq);
+	init_llist_head(&ring->done);
+	INIT_LIST_HEAD(&ring->free_reqs);
+	ring->max_pgrants = be->persistent ? be->params.max_pgrants : 0;
+	/* Always room for one largest request: 4096 segments + 8 pages. */
+	ring->max_pages = max(be->params.max_inflight_pages,
+			      be->params.max_indirect_segs +
+			      BLKIF_MAX_INDIRECT_PAGES_PER_REQUEST);
+
+	err = xbb_gnt_init(ring, XBB_BATCH);
+	if (err)
+		return err;
+
+	memcpy(refs, grefs, sizeof(*grefs) << order);
+	err = xenbus_map_ring_valloc(be->xdev, refs, 1U << order,
+				     &ring->sring);
+	if (err)
+		goto out_gnt;
+	sring = ring->sring;
+	rsp_prod = READ_ONCE(sring->rsp_prod);
+	req_prod = READ_ONCE(sring->req_prod);
+
+	switch (be->abi) {
+	case XBLK_ABI_X86_32:
+		BACK_RING_ATTACH(&ring->br.x86_32,
+				 (struct xbb_x86_32_sring *)ring->sring,
+				 rsp_prod, size);
+		break;
+	case XBLK_ABI_X86_64:
+		BACK_RING_ATTACH(&ring->br.x86_64,
+				 (struct xbb_x86_64_sring *)ring->sring,
+				 rsp_prod, size);
+		break;
+	default:
+		BACK_RING_ATTACH(&ring->br.native, sring, rsp_prod, size);
+		break;
+	}
+	ring->rsp_pushed = rsp_prod;
+	nr = RING_SIZE(&ring->br.native);
+	if (!xblk_req_prod_sane(req_prod, rsp_prod, rsp_prod, nr)) {
+		xbb_warn_rl(be, "ring %u: frontend's ring indexes are inconsistent (req_prod %u, rsp_prod %u)",
+			    ring->index, req_prod, rsp_prod);
+		err = -EIO;
+		goto out_unmap;
+	}
+
+	ring->reqs = kvcalloc(nr, sizeof(*ring->reqs), GFP_KERNEL);
+	if (!ring->reqs) {
+		err = -ENOMEM;
+		goto out_unmap;
+	}
+	for (i = 0; i < nr; i++) {
+		ring->reqs[i].ring = ring;
+		ring->reqs[i].segs = ring->reqs[i].inline_segs;
+		ring->reqs[i].gnts = ring->reqs[i].inline_gnts;
+		list_add_tail(&ring->reqs[i].node, &ring->free_reqs);
+	}
+
+	err = bind_interdomain_evtchn_to_irqhandler_lateeoi(be->xdev, evtchn,
+							    xbb_ring_interrupt,
+							    0, "xblkback",
+							    ring);
+	if (err < 0)
+		goto out_free_reqs;
+	ring->irq = err;
+	return 0;
+
+out_free_reqs:
+	kvfree(ring->reqs);
+	ring->reqs = NULL;
+out_unmap:
+	xenbus_unmap_ring_vfree(be->xdev, ring->sring);
+	ring->sring = NULL;
+out_gnt:
+	xbb_gnt_exit(ring);
+	return err;
+}
+
+/**
+ * xbb_ring_unmap() - undo xbb_ring_map()
+ * @ring: ring whose thread is stopped (or never started)
+ *
+ * Context: process context, under xbb_dev.lock.
+ */
+void xbb_ring_unmap(struct xbb_ring *ring)
+{
+	lockdep_assert_held(&ring->be->lock);
+	if (WARN_ON_ONCE(ring->task || ring->inflight))
+		return;
+	if (ring->irq) {
+		unbind_from_irqhandler(ring->irq, ring);
+		ring->irq = 0;
+	}
+	/* Idempotent: the thread did it unless it never ran. */
+	xbb_gnt_free_all(ring);
+	kvfree(ring->reqs);
+	ring->reqs = NULL;
+	if (ring->sring) {
+		xenbus_unmap_ring_vfree(ring->be->xdev, ring->sring);
+		ring->sring = NULL;
+	}
+	xbb_gnt_exit(ring);
+}
+
+/**
+ * xbb_ring_start() - start the thread serving a mapped ring
+ * @ring: mapped ring
+ *
+ * Context: process context, under xbb_dev.lock.
+ * Return: 0 or a negative errno.
+ */
+int xbb_ring_start(struct xbb_ring *ring)
+{
+	struct xbb_dev *be = ring->be;
+	struct task_struct *t;
+
+	lockdep_assert_held(&be->lock);
+	t = kthread_run(xbb_ring_thread, ring, "xbb.%u.%s.%u", be->domid,
+			strrchr(be->xdev->nodename, '/') + 1, ring->index);
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	ring->task = t;
+	return 0;
+}
+
+/**
+ * xbb_ring_stop() - stop the ring thread once every request is answered
+ * @ring: ring
+ *
+ * Blocks until the requests in flight complete, their grants are unmapped
+ * and every persistent grant and free page of the ring is released.
+ *
+ * Context: process context, under xbb_dev.lock; sleeps.
+ */
+void xbb_ring_stop(struct xbb_ring *ring)
+{
+	lockdep_assert_held(&ring->be->lock);
+	if (!ring->task)
+		return;
+	kthread_stop(ring->task);
+	ring->task = NULL;
+}

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xblkback: sysfs attributes of a backend device, on the xenbus device
+ * (/sys/bus/xen-backend/devices/vbd-<domid>-<handle>/).  Documented in
+ * Documentation/ABI/testing/sysfs-driver-xblkback.
+ *
+ * The counters live in each ring (single writer, no shared cache line);
+ * a read sums them over the rings connected now.  They start from zero at
+ * each connection.
+ */
+#include <linux/device.h>
+#include <linux/sysfs.h>
+#include <linux/kdev_t.h>
+
+#include "blkback.h"
+
+static struct xbb_dev *xbb_from_dev(struct device *d)
+{
+	return dev_get_drvdata(d);
+}
+
+/* Sum the u64 at @off in struct xbb_ring_stats over the rings. */
+static u64 xbb_stat_sum(struct xbb_dev *be, size_t off)
+{
+	unsigned int i;
+	u64 sum = 0;
+
+	spin_lock(&be->rings_lock);
+	for (i = 0; i < be->nr_rings; i++)
+		sum += READ_ONCE(*(u64 *)((char *)&be->rings[i].stats + off));
+	spin_unlock(&be->rings_lock);
+	return sum;
+}
+
+#define XBB_STAT_ATTR(name)						\
+static ssize_t name##_show(struct device *d, struct device_attribute *a, \
+			   char *buf)					\
+{									\
+	return sysfs_emit(buf, "%llu\n",				\
+			  xbb_stat_sum(xbb_from_dev(d),			\
+				       offsetof(struct xbb_ring_stats, name))); \
+}									\
+static DEVICE_ATTR_RO(name)
+
+XBB_STAT_ATTR(rd_req);
+XBB_STAT_ATTR(wr_req);
+XBB_STAT_ATTR(f_req);
+XBB_STAT_ATTR(ds_req);
+XBB_STAT_ATTR(err_req);
+XBB_STAT_ATTR(io_err);
+XBB_STAT_ATTR(oo_req);
+XBB_STAT_ATTR(rd_sect);
+XBB_STAT_ATTR(wr_sect);
+XBB_STAT_ATTR(ds_sect);
+XBB_STAT_ATTR(notify_in);
+XBB_STAT_ATTR(notify_out);
+XBB_STAT_ATTR(gnt_map);
+XBB_STAT_ATTR(gnt_unmap);
+XBB_STAT_ATTR(pgnt_hit);
+XBB_STAT_ATTR(pgnt_evict);
+
+/* Persistent grants mapped now (a level, not a counter). */
+static ssize_t persistent_grants_show(struct device *d,
+				      struct device_attribute *a, char *buf)
+{
+	struct xbb_dev *be = xbb_from_dev(d);
+	unsigned int i, sum = 0;
+
+	spin_lock(&be->rings_lock);
+	for (i = 0; i < be->nr_rings; i++)
+		sum += READ_ONCE(be->rings[i].nr_pgrants);
+	spin_unlock(&be->rings_lock);
+	return sysfs_emit(buf, "%u\n", sum);
+}
+static DEVICE_ATTR_RO(persistent_grants);
+
+static struct attribute *xbb_stat_attrs[] = {
+	&dev_attr_rd_req.attr,
+	&dev_attr_wr_req.attr,
+	&dev_attr_f_req.attr,
+	&dev_attr_ds_req.attr,
+	&dev_attr_err_req.attr,
+	&dev_attr_io_err.attr,
+	&dev_attr_oo_req.attr,
+	&dev_attr_rd_sect.attr,
+	&dev_attr_wr_sect.attr,
+	&dev_attr_ds_sect.attr,
+	&dev_attr_notify_in.attr,
+	&dev_attr_notify_out.attr,
+	&dev_attr_gnt_map.attr,
+	&dev_attr_gnt_unmap.attr,
+	&dev_attr_pgnt_hit.attr,
+	&dev_attr_pgnt_evict.attr,
+	&dev_attr_persistent_grants.attr,
+	NULL
+};
+
+static const struct attribute_group xbb_stat_group = {
+	.name = "statistics",
+	.attrs = xbb_stat_attrs,
+};
+
+static ssize_t physical_device_show(struct device *d,
+				    struct device_attribute *a, char *buf)
+{
+	dev_t devt = READ_ONCE(xbb_from_dev(d)->vbd.devt);
+
+	return sysfs_emit(buf, "%x:%x\n", MAJOR(devt), MINOR(devt));
+}
+static DEVICE_ATTR_RO(physical_device);
+
+static ssize_t nr_rings_show(struct device *d, struct device_attribute *a,
+			     char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(xbb_from_dev(d)->nr_rings));
+}
+static DEVICE_ATTR_RO(nr_rings);
+
+static ssize_t ring_page_order_show(struct device *d,
+				    struct device_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(xbb_from_dev(d)->ring_order));
+}
+static DEVICE_ATTR_RO(ring_page_order);
+
+static ssize_t persistent_show(struct device *d, struct device_attribute *a,
+			       char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(xbb_from_dev(d)->persistent));
+}
+static DEVICE_ATTR_RO(persistent);
+
+static struct attribute *xbb_dev_attrs[] = {
+	&dev_attr_physical_device.attr,
+	&dev_attr_nr_rings.attr,
+	&dev_attr_ring_page_order.attr,
+	&dev_attr_persistent.attr,
+	NULL
+};
+
+static const struct attribute_group xbb_dev_group = {
+	.attrs = xbb_dev_attrs,
+};
+
+/* Attached to every device the driver binds (struct device_driver). */
+const struct attribute_group *xbb_dev_groups[] = {
+	&xbb_dev_group,
+	&xbb_stat_group,
+	NULL
+};

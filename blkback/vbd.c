@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xblkback: the backing block device.  Open and close it (through the
+ * compat.h wrappers: the API changed in 6.5, 6.7 and 6.9), and turn its
+ * queue limits into the values the backend advertises.
+ */
+#include <linux/blkdev.h>
+#include <linux/log2.h>
+
+#include "blkback.h"
+
+/* Largest xblk-max-sectors a frontend accepts (xenstore.h parser). */
+#define XBB_MAX_SECTORS_HINT	(1U << 22)
+
+/* Round @v down to a multiple of @unit (a power of two); 0 stays 0. */
+static unsigned int xbb_round_down(unsigned int v, unsigned int unit)
+{
+	return v & ~(unit - 1);
+}
+
+/*
+ * Discard geometry a frontend can use: the granularity a power of two of at
+ * least one logical block, the alignment a multiple of the logical block
+ * below the granularity.  Discard is advisory, so rounding a RAID's
+ * non-power-of-two granularity down only costs some effectiveness.
+ */
+static void xbb_vbd_discard_limits(struct xbb_vbd *vbd,
+				   struct block_device *bdev)
+{
+	unsigned int gran = max(bdev_discard_granularity(bdev), vbd->lbs);
+	unsigned int align = bdev_discard_alignment(bdev);
+
+	if (!is_power_of_2(gran))
+		gran = rounddown_pow_of_two(gran);
+	gran = min(gran, 1U << 30);
+	align %= gran;
+	if (align % vbd->lbs)
+		align = 0;
+	vbd->discard_granularity = gran;
+	vbd->discard_alignment = align;
+}
+
+/* Preferred I/O geometry, for the xblk-io-min/io-opt/max-sectors keys. */
+static void xbb_vbd_geometry(struct xbb_vbd *vbd, struct block_device *bdev)
+{
+	struct request_queue *q = bdev_get_queue(bdev);
+	unsigned int max = queue_max_sectors(q);
+	unsigned int chunk = q->limits.chunk_sectors;
+	unsigned int lbs_sectors = vbd->lbs >> SECTOR_SHIFT;
+
+	/* A request crossing a chunk boundary is split: do not ask for more. */
+	if (chunk)
+		max = min(max, chunk);
+	max = min(max, XBB_MAX_SECTORS_HINT);
+	vbd->max_sectors = xbb_round_down(max, lbs_sectors);
+
+	vbd->io_min = min(xbb_round_down(bdev_io_min(bdev), vbd->lbs),
+			  1U << 30);
+	vbd->io_opt = min(xbb_round_down(bdev_io_opt(bdev), vbd->lbs),
+			  1U << 30);
+}
+
+/**
+ * xbb_vbd_open() - open the backing device and record what it offers
+ * @be: the backend device; @be->vbd must be closed
+ * @devt: device number from "physical-device"
+ * @read_only: the toolstack's mode has no 'w'
+ * @shared: the mode has '!' (writable and shared with other domains)
+ * @cdrom: the frontend's device-type is "cdrom"
+ *
+ * A writable device is claimed exclusively, unless the toolstack said it is
+ * shared: if a file system, md/dm or another backend already holds it
+ * exclusively, the open fails with -EBUSY rather than corrupt it.
+ *
+ * Context: process context, under @be->lock.
+ * Return: 0 or a negative errno.
+ */
+int xbb_vbd_open(struct xbb_dev *be, dev_t devt, bool read_only, bool shared,
+		 bool cdrom)
+{
+	struct xbb_vbd *vbd = &be->vbd;
+	struct block_device *bdev;
+	void *holder = (read_only || shared) ? NULL : be;
+	int err;
+
+	lockdep_assert_held(&be->lock);
+	if (WARN_ON_ONCE(vbd->bdev))
+		return -EBUSY;
+
+	err = xb_bdev_open(&vbd->xb, devt, !read_only, holder);
+	if (err)
+		return err;
+	bdev = vbd->xb.bdev;
+
+	vbd->lbs = bdev_logical_block_size(bdev);
+	if (vbd->lbs > XEN_PAGE_SIZE) {
+		/* blkif segments are at most one page: such a disk is unusable. */
+		err = -EINVAL;
+		goto out_close;
+	}
+	vbd->pbs = bdev_physical_block_size(bdev);
+	vbd->devt = devt;
+	vbd->read_only = read_only;
+	vbd->shared = shared;
+	vbd->info = read_only ? VDISK_READONLY : 0;
+	if (cdrom || disk_to_cdi(bdev->bd_disk))
+		vbd->info |= VDISK_CDROM;
+	if (bdev->bd_disk->flags & GENHD_FL_REMOVABLE)
+		vbd->info |= VDISK_REMOVABLE;
+	WRITE_ONCE(vbd->sectors, bdev_nr_sectors(bdev));
+
+	/*
+	 * Flush is offered for every writable device: when the device has no
+	 * volatile cache the block layer completes an empty flush at once,
+	 * and a cache that is switched on later is still flushed.
+	 */
+	vbd->flush = !read_only;
+	vbd->discard = !read_only && bdev_max_discard_sectors(bdev);
+	vbd->discard_secure = vbd->discard &&
+			      bdev_max_secure_erase_sectors(bdev);
+	if (vbd->discard)
+		xbb_vbd_discard_limits(vbd, bdev);
+	xbb_vbd_geometry(vbd, bdev);
+
+	vbd->bdev = bdev;
+	return 0;
+
+out_close:
+	xb_bdev_close(&vbd->xb);
+	return err;
+}
+
+/**
+ * xbb_vbd_close() - close the backing device if it is open
+ * @be: the backend device; no request may be in flight
+ *
+ * Context: process context, under @be->lock.
+ */
+void xbb_vbd_close(struct xbb_dev *be)
+{
+	struct xbb_vbd *vbd = &be->vbd;
+
+	lockdep_assert_held(&be->lock);
+	if (!vbd->bdev)
+		return;
+	xb_bdev_close(&vbd->xb);
+	vbd->bdev = NULL;
+}
+
+/**
+ * xbb_vbd_refresh_size() - pick up a resize of the backing device
+ * @vbd: an open vbd
+ *
+ * Context: the thread of ring 0 (the only writer of @vbd->sectors once
+ * connected).
+ * Return: true if the capacity changed.
+ */
+bool xbb_vbd_refresh_size(struct xbb_vbd *vbd)
+{
+	u64 now = bdev_nr_sectors(vbd->bdev);
+
+	if (now == READ_ONCE(vbd->sectors))
+		return false;
+	WRITE_ONCE(vbd->sectors, now);
+	return true;
+}

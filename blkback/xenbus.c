@@ -1,0 +1,711 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xblkback: the xenbus side of a backend device, i.e. the state machine.
+ *
+ *   probe         advertise our maxima, watch "physical-device", InitWait
+ *   hotplug       /etc/xen/scripts/block wrote "physical-device" (and
+ *                 "physical-device-path"): open the backing device
+ *   frontend Initialised/Connected
+ *                 read its ring keys, map the rings; once the device is
+ *                 open too, write the disk's keys, start the ring threads,
+ *                 Connected
+ *   frontend Closing/Closed/gone
+ *                 stop the rings: wait for the requests in flight, unmap
+ *                 every grant, free every page; then Closing/Closed, and
+ *                 unregister when the toolstack took the device offline
+ *   frontend Initialising while we are Connected or Closing
+ *                 it restarted without closing (kexec, crash): tear down
+ *                 and offer the device again (InitWait)
+ *   resize        ring 0 notices a new capacity: rewrite "sectors" and
+ *                 the state, which makes the frontend re-read it
+ *
+ * All of it runs under xbb_dev.lock.  The driver is named "xblkback" so
+ * that it can sit next to the in-tree xen-blkback (whichever module is
+ * loaded first binds the "vbd" devices; see Documentation/blkback.rst).
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/kdev_t.h>
+#include <linux/blkdev.h>
+#include <linux/rcupdate.h>
+#include <xen/xenbus.h>
+
+#include "blkback.h"
+
+/* ------------------------------------------------------------------ */
+/* Reading keys.                                                       */
+
+/* xblk_read_fn over xenbus: @ctx is the directory. */
+static int xbb_xs_read(void *ctx, const char *key, char *buf, size_t len)
+{
+	unsigned int n;
+	char *val;
+
+	val = xenbus_read(XBT_NIL, ctx, key, &n);
+	if (IS_ERR(val))
+		return PTR_ERR(val);
+	if (n >= len) {
+		kfree(val);
+		return -E2BIG;
+	}
+	memcpy(buf, val, n);
+	buf[n] = '\0';
+	kfree(val);
+	return 0;
+}
+
+/*
+ * Something the frontend (or toolstack) wrote makes the device unusable:
+ * report it and close.  The report is rate limited, closing is not.
+ */
+static __printf(3, 4)
+void xbb_fatal(struct xbb_dev *be, int err, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	if (!__ratelimit(&be->rs)) {
+		xenbus_switch_state(be->xdev, XenbusStateClosing);
+		return;
+	}
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	xenbus_dev_fatal(be->xdev, err, "%s: %pV", be->name, &vaf);
+	va_end(args);
+}
+
+/* ------------------------------------------------------------------ */
+/* What we write.                                                      */
+
+static int xbb_write_uint(struct xenbus_transaction xbt, struct xbb_dev *be,
+			  const char *key, unsigned long long v)
+{
+	return xenbus_printf(xbt, be->xdev->nodename, key, "%llu", v);
+}
+
+/* Our maxima, written at probe: a frontend reads them before it sets up. */
+static int xbb_advertise_limits(struct xbb_dev *be)
+{
+	const struct xbb_params *p = &be->params;
+	struct xenbus_transaction xbt;
+	int err;
+
+again:
+	err = xenbus_transaction_start(&xbt);
+	if (err)
+		return err;
+	err = xbb_write_uint(xbt, be, XBLK_KEY_MAX_QUEUES, p->max_queues);
+	if (!err)
+		err = xbb_write_uint(xbt, be, XBLK_KEY_MAX_RING_ORDER,
+				     p->max_ring_order);
+	/* Absent, not 0, when off: blkif says a backend without it omits it. */
+	if (!err && p->max_indirect_segs)
+		err = xbb_write_uint(xbt, be, XBLK_KEY_MAX_INDIRECT,
+				     p->max_indirect_segs);
+	if (!err)
+		err = xbb_write_uint(xbt, be, XBLK_KEY_PERSISTENT,
+				     p->persistent);
+	if (err) {
+		xenbus_transaction_end(xbt, 1);
+		return err;
+	}
+	err = xenbus_transaction_end(xbt, 0);
+	if (err == -EAGAIN)
+		goto again;
+	return err;
+}
+
+/* Discard keys; honours the toolstack's "discard-enable". */
+static int xbb_write_discard(struct xenbus_transaction xbt, struct xbb_dev *be)
+{
+	const struct xbb_vbd *vbd = &be->vbd;
+	int err;
+
+	be->discard = vbd->discard &&
+		      xenbus_read_unsigned(be->xdev->nodename, "discard-enable",
+					   1);
+	if (be->discard) {
+		err = xbb_write_uint(xbt, be, XBLK_KEY_DISCARD_GRAN,
+				     vbd->discard_granularity);
+		if (!err)
+			err = xbb_write_uint(xbt, be, XBLK_KEY_DISCARD_ALIGN,
+					     vbd->discard_alignment);
+		if (!err)
+			err = xbb_write_uint(xbt, be, XBLK_KEY_DISCARD_SECURE,
+					     vbd->discard_secure);
+		if (err)
+			return err;
+	}
+	return xbb_write_uint(xbt, be, XBLK_KEY_DISCARD, be->discard);
+}
+
+/* The disk's keys, written just before Connected. */
+static int xbb_write_disk(struct xbb_dev *be)
+{
+	const struct xbb_vbd *vbd = &be->vbd;
+	struct xenbus_transaction xbt;
+	int err;
+
+again:
+	err = xenbus_transaction_start(&xbt);
+	if (err)
+		return err;
+	err = xbb_write_uint(xbt, be, XBLK_KEY_SECTORS, READ_ONCE(vbd->sectors));
+	if (!err)
+		err = xbb_write_uint(xbt, be, XBLK_KEY_INFO, vbd->info);
+	if (!err)
+		err = xbb_write_uint(xbt, be, XBLK_KEY_SECTOR_SIZE, vbd->lbs);
+	if (!err)
+		err = xbb_write_uint(xbt, be, XBLK_KEY_PHYS_SECTOR_SIZE,
+				     vbd->pbs);
+	if (!err)
+		err = xbb_write_uint(xbt, be, XBLK_KEY_FLUSH, vbd->flush);
+	if (!err)
+		err = xbb_write_discard(xbt, be);
+	/* Geometry hints: absent means "unknown". */
+	if (!err && vbd->io_min)
+		err = xbb_write_uint(xbt, be, XBLK_KEY_IO_MIN, vbd->io_min);
+	if (!err && vbd->io_opt)
+		err = xbb_write_uint(xbt, be, XBLK_KEY_IO_OPT, vbd->io_opt);
+	if (!err && vbd->max_sectors)
+		err = xbb_write_uint(xbt, be, XBLK_KEY_MAX_SECTORS,
+				     vbd->max_sectors);
+	if (err) {
+		xenbus_transaction_end(xbt, 1);
+		return err;
+	}
+	err = xenbus_transaction_end(xbt, 0);
+	if (err == -EAGAIN)
+		goto again;
+	return err;
+}
+
+/*
+ * The backing device changed size.  Rewriting our "state" (same value)
+ * fires the frontend's watch on it, and a connected frontend then re-reads
+ * "sectors".  Runs only while connected: disconnecting cancels it before
+ * the state changes.
+ */
+static void xbb_resize_work(struct work_struct *work)
+{
+	struct xbb_dev *be = container_of(work, struct xbb_dev, resize_work);
+	struct xenbus_device *dev = be->xdev;
+	u64 sectors = READ_ONCE(be->vbd.sectors);
+	struct xenbus_transaction xbt;
+	int err;
+
+	xbb_info(be, "backing device resized to %llu sectors", sectors);
+again:
+	err = xenbus_transaction_start(&xbt);
+	if (err)
+		goto out;
+	err = xbb_write_uint(xbt, be, XBLK_KEY_SECTORS, sectors);
+	if (!err)
+		err = xenbus_printf(xbt, dev->nodename, "state", "%d",
+				    dev->state);
+	if (err) {
+		xenbus_transaction_end(xbt, 1);
+		goto out;
+	}
+	err = xenbus_transaction_end(xbt, 0);
+	if (err == -EAGAIN)
+		goto again;
+out:
+	if (err)
+		xbb_warn(be, "could not announce the new size (%d)", err);
+}
+
+/* ------------------------------------------------------------------ */
+/* Connecting.                                                         */
+
+/* Publish or withdraw the rings for sysfs readers. */
+static void xbb_set_rings(struct xbb_dev *be, struct xbb_ring *rings,
+			  unsigned int nr)
+{
+	spin_lock(&be->rings_lock);
+	be->rings = rings;
+	be->nr_rings = nr;
+	spin_unlock(&be->rings_lock);
+}
+
+/*
+ * Stop and free the rings: every request in flight is answered, every grant
+ * unmapped, every page freed.  Idempotent.
+ */
+static void xbb_disconnect(struct xbb_dev *be)
+{
+	struct xbb_ring *rings = be->rings;
+	unsigned int i, nr = be->nr_rings;
+
+	lockdep_assert_held(&be->lock);
+	if (!rings)
+		return;
+	for (i = 0; i < nr; i++)
+		xbb_ring_stop(&rings[i]);
+	be->threads_running = false;
+	cancel_work_sync(&be->resize_work);
+	xbb_set_rings(be, NULL, 0);
+	/* Completions still inside xbb_req_done() (io.c). */
+	synchronize_rcu();
+	for (i = 0; i < nr; i++)
+		xbb_ring_unmap(&rings[i]);
+	kfree(rings);
+}
+
+/* Read one ring's keys in @dir and map it. */
+static int xbb_map_one(struct xbb_dev *be, struct xbb_ring *ring,
+		       const char *dir, bool multi_ref)
+{
+	grant_ref_t grefs[1U << XBLK_MAX_RING_ORDER];
+	unsigned int i, nr = 1U << be->ring_order;
+	char key[sizeof(XBLK_KEY_RING_REF) + 4];
+	u64 evtchn, v;
+	int err;
+
+	err = xblk_read_u64(xbb_xs_read, (void *)dir, XBLK_KEY_EVTCHN,
+			    XBLK_REQUIRED, 0, U32_MAX, &evtchn);
+	if (err) {
+		xbb_fatal(be, err, "reading %s/%s", dir, XBLK_KEY_EVTCHN);
+		return err;
+	}
+	for (i = 0; i < nr; i++) {
+		if (multi_ref)
+			snprintf(key, sizeof(key), "%s%u", XBLK_KEY_RING_REF, i);
+		else
+			strscpy(key, XBLK_KEY_RING_REF, sizeof(key));
+		err = xblk_read_u64(xbb_xs_read, (void *)dir, key,
+				    XBLK_REQUIRED, 0, U32_MAX, &v);
+		/* An order-0 ring may be given as either ring-ref0 or ring-ref. */
+		if (err == -ENOENT && multi_ref && nr == 1)
+			err = xblk_read_u64(xbb_xs_read, (void *)dir,
+					    XBLK_KEY_RING_REF, XBLK_REQUIRED,
+					    0, U32_MAX, &v);
+		if (err) {
+			xbb_fatal(be, err, "reading %s/%s", dir, key);
+			return err;
+		}
+		grefs[i] = v;
+	}
+	err = xbb_ring_map(ring, grefs, be->ring_order, evtchn);
+	if (err)
+		xbb_fatal(be, err, "mapping ring %u (%u pages, event channel %llu)",
+			  ring->index, nr, evtchn);
+	return err;
+}
+
+/*
+ * Read what the frontend asks for (protocol, queues, ring size, persistent
+ * grants) and map its rings.
+ */
+static int xbb_map_rings(struct xbb_dev *be)
+{
+	struct xenbus_device *dev = be->xdev;
+	const char *fe = dev->otherend;
+	struct xbb_ring *rings;
+	unsigned int i, nr;
+	bool multi_ref;
+	char *proto;
+	u64 v;
+	int err;
+
+	lockdep_assert_held(&be->lock);
+
+	proto = xenbus_read(XBT_NIL, fe, XBLK_KEY_PROTOCOL, NULL);
+	if (IS_ERR(proto) && PTR_ERR(proto) != -ENOENT) {
+		err = PTR_ERR(proto);
+		xbb_fatal(be, err, "reading %s/%s", fe, XBLK_KEY_PROTOCOL);
+		return err;
+	}
+	err = xblk_abi_parse(IS_ERR(proto) ? NULL : proto, &be->abi);
+	if (err)
+		xbb_fatal(be, err, "unsupported protocol \"%s\"", proto);
+	if (!IS_ERR(proto))
+		kfree(proto);
+	if (err)
+		return err;
+
+	err = xblk_read_u64(xbb_xs_read, (void *)fe, XBLK_KEY_NR_QUEUES, 1, 1,
+			    be->params.max_queues, &v);
+	if (err) {
+		xbb_fatal(be, err, "%s/%s must be 1..%u", fe,
+			  XBLK_KEY_NR_QUEUES, be->params.max_queues);
+		return err;
+	}
+	nr = v;
+
+	/* With ring-page-order the refs are ring-refN, without it ring-ref. */
+	err = xblk_read_u64(xbb_xs_read, (void *)fe, XBLK_KEY_RING_ORDER,
+			    XBLK_REQUIRED, 0, be->params.max_ring_order, &v);
+	multi_ref = err != -ENOENT;
+	if (err == -ENOENT) {
+		v = 0;
+		err = 0;
+	}
+	if (err) {
+		xbb_fatal(be, err, "%s/%s must be 0..%u", fe,
+			  XBLK_KEY_RING_ORDER, be->params.max_ring_order);
+		return err;
+	}
+	be->ring_order = v;
+
+	be->persistent = be->params.persistent &&
+			 xenbus_read_unsigned(fe, XBLK_KEY_PERSISTENT, 0) == 1;
+
+	rings = kcalloc(nr, sizeof(*rings), GFP_KERNEL);
+	if (!rings)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		char *dir = NULL;
+
+		rings[i].be = be;
+		rings[i].index = i;
+		if (nr > 1) {
+			dir = kasprintf(GFP_KERNEL, "%s/queue-%u", fe, i);
+			if (!dir) {
+				err = -ENOMEM;
+				goto out_unmap;
+			}
+		}
+		err = xbb_map_one(be, &rings[i], dir ? dir : fe, multi_ref);
+		kfree(dir);
+		if (err)
+			goto out_unmap;
+	}
+	xbb_set_rings(be, rings, nr);
+	return 0;
+
+out_unmap:
+	while (i--)
+		xbb_ring_unmap(&rings[i]);
+	kfree(rings);
+	return err;
+}
+
+/* Connect once both the rings and the backing device are there. */
+static void xbb_try_connect(struct xbb_dev *be)
+{
+	struct xenbus_device *dev = be->xdev;
+	unsigned int i;
+	int err;
+
+	lockdep_assert_held(&be->lock);
+	if (!be->vbd.bdev || !be->rings || be->threads_running)
+		return;
+
+	err = xbb_write_disk(be);
+	if (err) {
+		xbb_fatal(be, err, "writing the disk's keys");
+		return;
+	}
+	for (i = 0; i < be->nr_rings; i++) {
+		err = xbb_ring_start(&be->rings[i]);
+		if (err)
+			goto out_stop;
+	}
+	be->threads_running = true;
+
+	err = xenbus_switch_state(dev, XenbusStateConnected);
+	if (err) {
+		xbb_fatal(be, err, "switching to Connected");
+		return;
+	}
+	xbb_info(be, "connected: %u ring(s) of %u page(s), %s protocol, persistent grants %s, indirect segments %u",
+		 be->nr_rings, 1U << be->ring_order,
+		 be->abi == XBLK_ABI_X86_32 ? XBLK_PROTO_X86_32 :
+		 be->abi == XBLK_ABI_X86_64 ? XBLK_PROTO_X86_64 : "native",
+		 be->persistent ? "on" : "off", be->params.max_indirect_segs);
+	return;
+
+out_stop:
+	while (i--)
+		xbb_ring_stop(&be->rings[i]);
+	xbb_fatal(be, err, "starting the ring threads");
+}
+
+/* ------------------------------------------------------------------ */
+/* Hotplug: the toolstack's script gives us the device.                */
+
+/* Strict "major:minor" in hex, as the block script writes it. */
+static int xbb_parse_physdev(const char *s, dev_t *devt)
+{
+	unsigned long major, minor;
+	char *colon, buf[24];
+
+	if (strscpy(buf, s, sizeof(buf)) < 0)
+		return -EINVAL;
+	colon = strchr(buf, ':');
+	if (!colon)
+		return -EINVAL;
+	*colon = '\0';
+	if (kstrtoul(buf, 16, &major) || kstrtoul(colon + 1, 16, &minor))
+		return -EINVAL;
+	if (major >= (1UL << (32 - MINORBITS)) || minor > MINORMASK)
+		return -ERANGE;
+	*devt = MKDEV(major, minor);
+	return 0;
+}
+
+/*
+ * "physical-device-path" (newer block scripts) names the same device; if
+ * it is there and resolves to another device, major:minor went stale
+ * between the script and us.
+ */
+static int xbb_check_physdev_path(struct xbb_dev *be, dev_t devt)
+{
+	char *path;
+	dev_t d;
+	int err;
+
+	path = xenbus_read(XBT_NIL, be->xdev->nodename,
+			   "physical-device-path", NULL);
+	if (IS_ERR(path))
+		return 0;
+	err = lookup_bdev(path, &d);
+	if (err) {
+		xbb_warn(be, "cannot look up physical-device-path %s (%d); using %u:%u",
+			 path, err, MAJOR(devt), MINOR(devt));
+		err = 0;
+	} else if (d != devt) {
+		xbb_warn(be, "physical-device-path %s is %u:%u, not %u:%u",
+			 path, MAJOR(d), MINOR(d), MAJOR(devt), MINOR(devt));
+		err = -ENODEV;
+	}
+	kfree(path);
+	return err;
+}
+
+static void xbb_hotplug_changed(struct xenbus_watch *watch, const char *path,
+				const char *token)
+{
+	struct xbb_dev *be = container_of(watch, struct xbb_dev, hp_watch);
+	struct xenbus_device *dev = be->xdev;
+	char *phys, *mode = NULL, *type;
+	bool cdrom = false;
+	dev_t devt;
+	int err;
+
+	phys = xenbus_read(XBT_NIL, dev->nodename, "physical-device", NULL);
+	if (IS_ERR(phys))
+		return;		/* not written yet: the watch fires at once */
+	err = xbb_parse_physdev(phys, &devt);
+	if (err) {
+		xenbus_dev_fatal(dev, err, "parsing physical-device \"%s\"",
+				 phys);
+		kfree(phys);
+		return;
+	}
+	kfree(phys);
+
+	mutex_lock(&be->lock);
+	if (be->vbd.bdev) {
+		if (devt != be->vbd.devt)
+			xbb_warn(be, "physical-device changed from %u:%u to %u:%u: not supported",
+				 MAJOR(be->vbd.devt), MINOR(be->vbd.devt),
+				 MAJOR(devt), MINOR(devt));
+		goto out_unlock;
+	}
+
+	mode = xenbus_read(XBT_NIL, dev->nodename, "mode", NULL);
+	if (IS_ERR(mode)) {
+		xenbus_dev_fatal(dev, PTR_ERR(mode), "reading mode");
+		mode = NULL;
+		goto out_unlock;
+	}
+	type = xenbus_read(XBT_NIL, dev->otherend, "device-type", NULL);
+	if (!IS_ERR(type)) {
+		cdrom = !strcmp(type, "cdrom");
+		kfree(type);
+	}
+
+	err = xbb_check_physdev_path(be, devt);
+	if (!err)
+		err = xbb_vbd_open(be, devt, !strchr(mode, 'w'),
+				   !!strchr(mode, '!'), cdrom);
+	if (err) {
+		xenbus_dev_fatal(dev, err, "opening device %u:%u%s",
+				 MAJOR(devt), MINOR(devt),
+				 err == -EBUSY ? " (in use by another holder)" :
+				 "");
+		goto out_unlock;
+	}
+	xbb_info(be, "device %u:%u (%s), %llu sectors, %u/%u-byte blocks",
+		 MAJOR(devt), MINOR(devt), mode, be->vbd.sectors,
+		 be->vbd.lbs, be->vbd.pbs);
+	xbb_try_connect(be);
+
+out_unlock:
+	mutex_unlock(&be->lock);
+	kfree(mode);
+}
+
+/* ------------------------------------------------------------------ */
+/* The frontend's state.                                               */
+
+static void xbb_frontend_changed(struct xenbus_device *dev,
+				 enum xenbus_state fe_state)
+{
+	struct xbb_dev *be = dev_get_drvdata(&dev->dev);
+	bool unregister = false;
+
+	mutex_lock(&be->lock);
+	switch (fe_state) {
+	case XenbusStateInitialising:
+		/* Restarted without closing: start over. */
+		if (dev->state == XenbusStateConnected ||
+		    dev->state == XenbusStateClosing)
+			xbb_disconnect(be);
+		if (dev->state != XenbusStateInitWait)
+			xenbus_switch_state(dev, XenbusStateInitWait);
+		break;
+
+	case XenbusStateInitialised:
+	case XenbusStateConnected:
+		/* Two watch events may show the same state: connect once. */
+		if (dev->state == XenbusStateConnected)
+			break;
+		/* A frontend may skip Initialised, or come back from Closed. */
+		xbb_disconnect(be);
+		if (xbb_map_rings(be))
+			break;
+		xbb_try_connect(be);
+		break;
+
+	case XenbusStateClosing:
+		xbb_disconnect(be);
+		xenbus_switch_state(dev, XenbusStateClosing);
+		break;
+
+	case XenbusStateClosed:
+		xbb_disconnect(be);
+		xenbus_switch_state(dev, XenbusStateClosed);
+		unregister = !xenbus_dev_is_online(dev);
+		break;
+
+	case XenbusStateUnknown:
+		/* The frontend's directory is gone: the domain died. */
+		xbb_disconnect(be);
+		unregister = true;
+		break;
+
+	default:
+		xbb_warn_rl(be, "ignoring frontend state %s",
+			    xenbus_strstate(fe_state));
+		break;
+	}
+	mutex_unlock(&be->lock);
+
+	if (unregister)
+		device_unregister(&dev->dev);
+}
+
+/* ------------------------------------------------------------------ */
+/* Probe and remove.                                                   */
+
+static int xbb_probe(struct xenbus_device *dev,
+		     const struct xenbus_device_id *id)
+{
+	struct xbb_dev *be;
+	char *disk;
+	int err;
+
+	be = kzalloc(sizeof(*be), GFP_KERNEL);
+	if (!be) {
+		xenbus_dev_fatal(dev, -ENOMEM, "allocating backend");
+		return -ENOMEM;
+	}
+	be->xdev = dev;
+	be->domid = dev->otherend_id;
+	disk = xenbus_read(XBT_NIL, dev->nodename, "dev", NULL);
+	snprintf(be->name, sizeof(be->name), "d%u/%s", be->domid,
+		 IS_ERR(disk) ? strrchr(dev->nodename, '/') + 1 : disk);
+	if (!IS_ERR(disk))
+		kfree(disk);
+	ratelimit_state_init(&be->rs, 5 * HZ, 10);
+	mutex_init(&be->lock);
+	spin_lock_init(&be->rings_lock);
+	INIT_WORK(&be->resize_work, xbb_resize_work);
+	xbb_params_get(&be->params);
+	dev_set_drvdata(&dev->dev, be);
+
+	err = xbb_advertise_limits(be);
+	if (err) {
+		xenbus_dev_fatal(dev, err, "advertising our limits");
+		goto out_free;
+	}
+	err = xenbus_watch_pathfmt(dev, &be->hp_watch, NULL,
+				   xbb_hotplug_changed, "%s/%s", dev->nodename,
+				   "physical-device");
+	if (err)
+		goto out_free;
+	err = xenbus_switch_state(dev, XenbusStateInitWait);
+	if (err)
+		goto out_unwatch;
+	return 0;
+
+out_unwatch:
+	unregister_xenbus_watch(&be->hp_watch);
+	kfree(be->hp_watch.node);
+out_free:
+	dev_set_drvdata(&dev->dev, NULL);
+	kfree(be);
+	return err;
+}
+
+static void xbb_remove(struct xenbus_device *dev)
+{
+	struct xbb_dev *be = dev_get_drvdata(&dev->dev);
+
+	/* Before the lock: the watch callback takes it. */
+	unregister_xenbus_watch(&be->hp_watch);
+	kfree(be->hp_watch.node);
+	be->hp_watch.node = NULL;
+
+	mutex_lock(&be->lock);
+	xbb_disconnect(be);
+	xbb_vbd_close(be);
+	mutex_unlock(&be->lock);
+
+	dev_set_drvdata(&dev->dev, NULL);
+	kfree(be);
+}
+
+static const struct xenbus_device_id xbb_ids[] = {
+	{ "vbd" },
+	{ "" }
+};
+
+static struct xenbus_driver xbb_driver = {
+	.name = KBUILD_MODNAME,
+	.ids = xbb_ids,
+	.probe = xbb_probe,
+	.remove = xbb_remove,
+	.otherend_changed = xbb_frontend_changed,
+	/* Unbinding keeps the frontend connected: a reloaded backend resumes. */
+	.allow_rebind = true,
+	.driver = {
+		.dev_groups = xbb_dev_groups,
+	},
+};
+
+/**
+ * xbb_xenbus_init() - register the backend driver
+ *
+ * Context: module init.
+ * Return: 0 or a negative errno.
+ */
+int xbb_xenbus_init(void)
+{
+	return xenbus_register_backend(&xbb_driver);
+}
+
+/**
+ * xbb_xenbus_exit() - unregister the backend driver (removes every device)
+ *
+ * Context: module exit.
+ */
+void xbb_xenbus_exit(void)
+{
+	xenbus_unregister_driver(&xbb_driver);
+}
