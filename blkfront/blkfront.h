@@ -136,7 +136,7 @@ struct xbf_ring {
 
 	struct blk_mq_hw_ctx *hctx;
 	struct xbf_stats *stats;
-	char irq_name[32];
+	char irq_name[48];
 };
 
 /* Life of a disk as seen by blk-mq callbacks (xbf_info.state). */

@@ -20,6 +20,7 @@
 #include <linux/slab.h>
 #include <xen/interface/io/protocols.h>
 #include <xen/xenbus.h>
+#include <xblk/compat.h>
 
 #include "blkfront.h"
 
@@ -392,7 +393,7 @@ static void xbf_remove(struct xenbus_device *dev)
 	 * A backend that is neither serving nor finishing will never answer
 	 * what is in flight: fail it, or deleting the disk would wait forever.
 	 */
-	be = xenbus_read_driver_state(dev->otherend);
+	be = xb_otherend_state(dev);
 	if (info->rings && be != XenbusStateConnected &&
 	    be != XenbusStateClosing)
 		xbf_fail_inflight(info);

@@ -195,6 +195,26 @@ static inline struct request *xb_rqs_pop(xb_rqs_t *rqs)
 #endif
 
 /* ---------------------------------------------------------------------
+ * Both sides: xenbus.
+ */
+#include <xen/xenbus.h>
+
+/**
+ * xb_otherend_state() - read the state the other end published
+ * @dev: our xenbus device
+ *
+ * Return: the other end's state (XenbusStateUnknown if it vanished).
+ */
+static inline enum xenbus_state xb_otherend_state(struct xenbus_device *dev)
+{
+#ifdef HAVE_XENBUS_READ_DRIVER_STATE_DEV
+	return xenbus_read_driver_state(dev, dev->otherend);
+#else
+	return xenbus_read_driver_state(dev->otherend);
+#endif
+}
+
+/* ---------------------------------------------------------------------
  * Frontend: batched completion.
  */
 static inline bool xb_add_to_batch(struct request *rq,
