@@ -225,7 +225,10 @@ if ! cmp -s "$SID/sid.sources.new" "$SID/sources.list.d/sid.sources"; then
 	rm -f "$stamp"
 fi
 rm -f "$SID/sid.sources.new"
+# sid's Release file is valid for a week only; a mirror or snapshot older
+# than that must still do for a compile-check tree (signatures are checked).
 SID_APT=(-o "Dir::State::Lists=$SID/lists"
+	 -o "Acquire::Check-Valid-Until=false"
 	 -o "Dir::Etc::SourceList=/dev/null"
 	 -o "Dir::Etc::SourceParts=$SID/sources.list.d"
 	 -o "Dir::Cache::pkgcache=" -o "Dir::Cache::srcpkgcache=")
