@@ -325,9 +325,15 @@ struct xbb_ring_stats {
 	u64 pgnt_evict;
 };
 
-#define xbb_stat_add(ring, field, n) \
-	WRITE_ONCE((ring)->stats.field, (ring)->stats.field + (n))
-#define xbb_stat_inc(ring, field)	xbb_stat_add(ring, field, 1)
+static inline void xbb_stat_add(u64 *counter, u64 n)
+{
+	WRITE_ONCE(*counter, *counter + n);
+}
+
+static inline void xbb_stat_inc(u64 *counter)
+{
+	xbb_stat_add(counter, 1);
+}
 
 /* xbb_ring.flags */
 #define XBB_RING_EVENT	0	/* event received, EOI owed (irq -> thread) */
@@ -437,6 +443,7 @@ struct xbb_dev {
 	char name[32];
 	struct ratelimit_state rs;
 
+	/* See @lock above. */
 	struct mutex lock;
 	struct xenbus_watch hp_watch;
 	struct xbb_vbd vbd;
@@ -448,28 +455,16 @@ struct xbb_dev {
 	bool discard;
 	bool threads_running;
 
+	/* See @rings_lock above. */
 	spinlock_t rings_lock;
 	struct xbb_ring *rings;
 
 	struct work_struct resize_work;
 };
 
-/*
- * Messages a guest can provoke: rate limited per device, so that one guest
- * cannot hide another's.
- */
-#define xbb_warn_rl(be, fmt, ...)					\
-	do {								\
-		if (__ratelimit(&(be)->rs))				\
-			dev_warn(&(be)->xdev->dev, "%s: " fmt,		\
-				 (be)->name, ##__VA_ARGS__);		\
-	} while (0)
-
-#define xbb_info(be, fmt, ...) \
-	dev_info(&(be)->xdev->dev, "%s: " fmt, (be)->name, ##__VA_ARGS__)
-#define xbb_warn(be, fmt, ...) \
-	dev_warn(&(be)->xdev->dev, "%s: " fmt, (be)->name, ##__VA_ARGS__)
-
+__printf(2, 3) void xbb_warn_rl(struct xbb_dev *be, const char *fmt, ...);
+__printf(2, 3) void xbb_warn(struct xbb_dev *be, const char *fmt, ...);
+__printf(2, 3) void xbb_info(struct xbb_dev *be, const char *fmt, ...);
 int xbb_xenbus_init(void);
 void xbb_xenbus_exit(void);
 

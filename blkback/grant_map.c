@@ -207,7 +207,7 @@ static bool xbb_pgrant_make_room(struct xbb_ring *ring)
 	xbb_pgrant_erase(ring, victim);
 	xbb_unmap_add(ring, victim->page, victim->handle);
 	kfree(victim);
-	xbb_stat_inc(ring, pgnt_evict);
+	xbb_stat_inc(&ring->stats.pgnt_evict);
 	return true;
 }
 
@@ -239,7 +239,7 @@ void xbb_gnt_map_add(struct xbb_ring *ring, struct xbb_gnt *gnt,
 		gnttab_page_cache_put(&ring->page_cache, &gnt->page, 1);
 		gnt->page = pg->page;
 		gnt->pg = pg;
-		xbb_stat_inc(ring, pgnt_hit);
+		xbb_stat_inc(&ring->stats.pgnt_hit);
 		return;
 	}
 
@@ -282,7 +282,7 @@ void xbb_gnt_map_flush(struct xbb_ring *ring)
 	if (err)
 		xbb_warn_rl(ring->be, "ring %u: grant map batch failed (%d)",
 			    ring->index, err);
-	xbb_stat_add(ring, gnt_map, n);
+	xbb_stat_add(&ring->stats.gnt_map, n);
 
 	for (i = 0; i < n; i++) {
 		bool ok = b->map[i].status == GNTST_okay;
@@ -387,7 +387,7 @@ void xbb_gnt_unmap_flush(struct xbb_ring *ring)
 		return;
 	b->nr_unmap = 0;
 	err = gnttab_unmap_refs_sync(&q);
-	xbb_stat_add(ring, gnt_unmap, n);
+	xbb_stat_add(&ring->stats.gnt_unmap, n);
 	for (i = 0; i < n; i++) {
 		if (err || b->unmap[i].status != GNTST_okay) {
 			WARN_ONCE(1, "xblkback: unmapping grant handle %u failed (%d/%d), page leaked\n",

@@ -264,11 +264,11 @@ static void xbb_submit(struct xbb_ring *ring, struct xbb_req *xr)
 	}
 
 	if (xr->flush)
-		xbb_stat_inc(ring, f_req);
+		xbb_stat_inc(&ring->stats.f_req);
 	switch (xr->op) {
 	case BLKIF_OP_DISCARD:
-		xbb_stat_inc(ring, ds_req);
-		xbb_stat_add(ring, ds_sect, xr->nr_sectors);
+		xbb_stat_inc(&ring->stats.ds_req);
+		xbb_stat_add(&ring->stats.ds_sect, xr->nr_sectors);
 		INIT_WORK(&xr->work, xbb_discard_work);
 		queue_work(system_unbound_wq, &xr->work);
 		return;
@@ -280,11 +280,11 @@ static void xbb_submit(struct xbb_ring *ring, struct xbb_req *xr)
 		break;
 	}
 	if (xr->write) {
-		xbb_stat_inc(ring, wr_req);
-		xbb_stat_add(ring, wr_sect, xr->nr_sectors);
+		xbb_stat_inc(&ring->stats.wr_req);
+		xbb_stat_add(&ring->stats.wr_sect, xr->nr_sectors);
 	} else {
-		xbb_stat_inc(ring, rd_req);
-		xbb_stat_add(ring, rd_sect, xr->nr_sectors);
+		xbb_stat_inc(&ring->stats.rd_req);
+		xbb_stat_add(&ring->stats.rd_sect, xr->nr_sectors);
 	}
 	xbb_submit_data(xr);
 }
@@ -324,7 +324,7 @@ void xbb_io_dispatch(struct xbb_ring *ring, struct list_head *pass)
 			continue;
 		}
 		xr->refused = true;
-		xbb_stat_inc(ring, err_req);
+		xbb_stat_inc(&ring->stats.err_req);
 		xbb_warn_rl(ring->be, "ring %u: refused indirect request id %llu: %s",
 			    ring->index, xr->id,
 			    xblk_req_err_str((enum xblk_req_err)err));
@@ -376,7 +376,7 @@ unsigned int xbb_io_reap(struct xbb_ring *ring)
 		s16 status = READ_ONCE(xr->status);
 
 		if (status != BLKIF_RSP_OKAY && !xr->refused)
-			xbb_stat_inc(ring, io_err);
+			xbb_stat_inc(&ring->stats.io_err);
 		xbb_ring_respond(ring, xr->id, xr->op, status);
 		ring->pages_reserved -= xr->nr_ind + xr->nr_segs;
 		xbb_req_teardown(xr);

@@ -66,7 +66,7 @@ static irqreturn_t xbb_ring_interrupt(int irq, void *dev_id)
 {
 	struct xbb_ring *ring = dev_id;
 
-	xbb_stat_inc(ring, notify_in);
+	xbb_stat_inc(&ring->stats.notify_in);
 	set_bit(XBB_RING_EVENT, &ring->flags);
 	wake_up(&ring->wq);
 	return IRQ_HANDLED;
@@ -139,7 +139,7 @@ static void xbb_ring_push(struct xbb_ring *ring)
 	RING_PUSH_RESPONSES_AND_CHECK_NOTIFY(&ring->br.native, notify);
 	if (notify) {
 		notify_remote_via_irq(ring->irq);
-		xbb_stat_inc(ring, notify_out);
+		xbb_stat_inc(&ring->stats.notify_out);
 	}
 }
 
@@ -147,7 +147,7 @@ static void xbb_ring_reject(struct xbb_ring *ring,
 			    const struct blkif_request *req,
 			    enum xblk_req_err err)
 {
-	xbb_stat_inc(ring, err_req);
+	xbb_stat_inc(&ring->stats.err_req);
 	xbb_warn_rl(ring->be, "ring %u: refused request id %llu (op %u, %u segments): %s",
 		    ring->index, xblk_req_id(req), req->operation,
 		    xblk_req_nr_segs(req), xblk_req_err_str(err));
@@ -199,7 +199,7 @@ static void xbb_ring_halt(struct xbb_ring *ring, RING_IDX rp)
 	struct blkif_back_ring *br = &ring->br.native;
 
 	ring->halted = true;
-	xbb_warn_rl(ring->be, "ring %u: frontend's req_prod %u runs ahead (req_cons %u, rsp_prod %u, %u slots); ring stopped until it reconnects",
+	xbb_warn_rl(ring->be, "ring %u stopped: req_prod %u runs ahead (cons %u, rsp %u, size %u)",
 		    ring->index, rp, br->req_cons, br->rsp_prod_pvt,
 		    RING_SIZE(br));
 }
@@ -243,7 +243,7 @@ static bool xbb_ring_consume(struct xbb_ring *ring)
 		xr = xbb_ring_take(ring, &req);
 		if (!xr) {
 			ring->blocked = true;
-			xbb_stat_inc(ring, oo_req);
+			xbb_stat_inc(&ring->stats.oo_req);
 			break;
 		}
 		br->req_cons = ++rc;
@@ -395,7 +395,7 @@ int xbb_ring_map(struct xbb_ring *ring, const grant_ref_t *grefs,
 	ring->rsp_pushed = rsp_prod;
 	nr = RING_SIZE(&ring->br.native);
 	if (!xblk_req_prod_sane(req_prod, rsp_prod, rsp_prod, nr)) {
-		xbb_warn_rl(be, "ring %u: frontend's ring indexes are inconsistent (req_prod %u, rsp_prod %u)",
+		xbb_warn_rl(be, "ring %u: bad indexes (req_prod %u, rsp_prod %u)",
 			    ring->index, req_prod, rsp_prod);
 		err = -EIO;
 		goto out_unmap;
@@ -472,6 +472,8 @@ int xbb_ring_start(struct xbb_ring *ring)
 	struct task_struct *t;
 
 	lockdep_assert_held(&be->lock);
+	/* Requests may be waiting already (a ring resumed after a rebind). */
+	ring->more = true;
 	t = kthread_run(xbb_ring_thread, ring, "xbb.%u.%s.%u", be->domid,
 			strrchr(be->xdev->nodename, '/') + 1, ring->index);
 	if (IS_ERR(t))

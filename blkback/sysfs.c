@@ -32,15 +32,23 @@ static u64 xbb_stat_sum(struct xbb_dev *be, size_t off)
 	return sum;
 }
 
-#define XBB_STAT_ATTR(name)						\
-static ssize_t name##_show(struct device *d, struct device_attribute *a, \
-			   char *buf)					\
-{									\
-	return sysfs_emit(buf, "%llu\n",				\
-			  xbb_stat_sum(xbb_from_dev(d),			\
-				       offsetof(struct xbb_ring_stats, name))); \
-}									\
-static DEVICE_ATTR_RO(name)
+static ssize_t xbb_stat_show(struct device *d, struct device_attribute *a,
+			     char *buf)
+{
+	struct dev_ext_attribute *ea = container_of(a, struct dev_ext_attribute,
+						    attr);
+
+	return sysfs_emit(buf, "%llu\n",
+			  xbb_stat_sum(xbb_from_dev(d), (size_t)ea->var));
+}
+
+/* dev_attr_<counter>, whose ->var is the counter's offset in the stats. */
+#define XBB_STAT_ATTR(_name)						\
+	static struct dev_ext_attribute dev_attr_##_name = {		\
+		.attr.attr = { .name = #_name, .mode = 0444 },		\
+		.attr.show = xbb_stat_show,				\
+		.var = (void *)offsetof(struct xbb_ring_stats, _name),	\
+	}
 
 XBB_STAT_ATTR(rd_req);
 XBB_STAT_ATTR(wr_req);
@@ -75,22 +83,22 @@ static ssize_t persistent_grants_show(struct device *d,
 static DEVICE_ATTR_RO(persistent_grants);
 
 static struct attribute *xbb_stat_attrs[] = {
-	&dev_attr_rd_req.attr,
-	&dev_attr_wr_req.attr,
-	&dev_attr_f_req.attr,
-	&dev_attr_ds_req.attr,
-	&dev_attr_err_req.attr,
-	&dev_attr_io_err.attr,
-	&dev_attr_oo_req.attr,
-	&dev_attr_rd_sect.attr,
-	&dev_attr_wr_sect.attr,
-	&dev_attr_ds_sect.attr,
-	&dev_attr_notify_in.attr,
-	&dev_attr_notify_out.attr,
-	&dev_attr_gnt_map.attr,
-	&dev_attr_gnt_unmap.attr,
-	&dev_attr_pgnt_hit.attr,
-	&dev_attr_pgnt_evict.attr,
+	&dev_attr_rd_req.attr.attr,
+	&dev_attr_wr_req.attr.attr,
+	&dev_attr_f_req.attr.attr,
+	&dev_attr_ds_req.attr.attr,
+	&dev_attr_err_req.attr.attr,
+	&dev_attr_io_err.attr.attr,
+	&dev_attr_oo_req.attr.attr,
+	&dev_attr_rd_sect.attr.attr,
+	&dev_attr_wr_sect.attr.attr,
+	&dev_attr_ds_sect.attr.attr,
+	&dev_attr_notify_in.attr.attr,
+	&dev_attr_notify_out.attr.attr,
+	&dev_attr_gnt_map.attr.attr,
+	&dev_attr_gnt_unmap.attr.attr,
+	&dev_attr_pgnt_hit.attr.attr,
+	&dev_attr_pgnt_evict.attr.attr,
 	&dev_attr_persistent_grants.attr,
 	NULL
 };

@@ -10,7 +10,7 @@
 #include "blkback.h"
 
 /* Largest xblk-max-sectors a frontend accepts (xenstore.h parser). */
-#define XBB_MAX_SECTORS_HINT	(1U << 22)
+#define XBB_MAX_SECTORS_HINT	BIT(22)
 
 /* Round @v down to a multiple of @unit (a power of two); 0 stays 0. */
 static unsigned int xbb_round_down(unsigned int v, unsigned int unit)

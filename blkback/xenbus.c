@@ -34,6 +34,70 @@
 #include "blkback.h"
 
 /* ------------------------------------------------------------------ */
+/* Messages, prefixed with the domain and disk ("d3/xvda").            */
+
+static void xbb_vprintk(struct xbb_dev *be, const char *level,
+			const char *fmt, va_list *args)
+{
+	struct va_format vaf = { .fmt = fmt, .va = args };
+
+	dev_printk(level, &be->xdev->dev, "%s: %pV\n", be->name, &vaf);
+}
+
+/**
+ * xbb_warn_rl() - warn about something the guest can provoke
+ * @be: device
+ * @fmt: printf format, without the trailing newline
+ *
+ * Rate limited per device, so that one guest cannot hide another's
+ * messages.
+ *
+ * Context: any.
+ */
+void xbb_warn_rl(struct xbb_dev *be, const char *fmt, ...)
+{
+	va_list args;
+
+	if (!__ratelimit(&be->rs))
+		return;
+	va_start(args, fmt);
+	xbb_vprintk(be, KERN_WARNING, fmt, &args);
+	va_end(args);
+}
+
+/**
+ * xbb_warn() - warn about something only dom0 can provoke
+ * @be: device
+ * @fmt: printf format, without the trailing newline
+ *
+ * Context: any.
+ */
+void xbb_warn(struct xbb_dev *be, const char *fmt, ...)
+{
+	va_list args;
+
+	va_start(args, fmt);
+	xbb_vprintk(be, KERN_WARNING, fmt, &args);
+	va_end(args);
+}
+
+/**
+ * xbb_info() - report a state change of the device
+ * @be: device
+ * @fmt: printf format, without the trailing newline
+ *
+ * Context: any.
+ */
+void xbb_info(struct xbb_dev *be, const char *fmt, ...)
+{
+	va_list args;
+
+	va_start(args, fmt);
+	xbb_vprintk(be, KERN_INFO, fmt, &args);
+	va_end(args);
+}
+
+/* ------------------------------------------------------------------ */
 /* Reading keys.                                                       */
 
 /* xblk_read_fn over xenbus: @ctx is the directory. */

