@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Fuzz target: xblk_parse_be_info() (and xblk_parse_u64, xblk_negotiate).
+ * Fuzz target: xblk_parse_be_info() (and xblk_parse_u64, xblk_negotiate,
+ * xblk_parse_be_ring).
  *
  * Input: text lines.  "key=value" puts a key in the fake backend
  * directory (first occurrence wins; the value is raw bytes up to the
@@ -21,7 +22,9 @@
  *    feature-discard, ...);
  *  - the discard keys are read only when feature-discard is 1, and only
  *    known keys are read;
- *  - xblk_negotiate() on the result gives a usable configuration.
+ *  - xblk_negotiate() on the result gives a usable configuration;
+ *  - xblk_parse_be_ring() agrees with the model and with be_info on the
+ *    two keys it reads.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -424,6 +427,42 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		SAME(io_min); SAME(io_opt); SAME(max_sectors);
 		check_invariants(&got, in.max_block);
 		check_negotiate(&got, &in.fl);
+	}
+
+	/*
+	 * xblk_parse_be_ring() reads the same two keys before the rest is
+	 * written: same verdict on them, same clamped values.
+	 */
+	{
+		struct mstate mr = { .in = &in };
+		unsigned int q = 0, o = 0;
+		unsigned long long v;
+		const char *rbad = NULL;
+		int rret;
+		bool ok;
+
+		rret = xblk_parse_be_ring(in_read, &in, &q, &o, &rbad);
+		ok = mget(&mr, "multi-queue-max-queues", false, 1, 0, ~0ull, &v);
+		if (ok) {
+			FUZZ_ASSERT(!rret || strcmp(rbad, "multi-queue-max-queues"),
+				    "be_ring blamed valid max-queues");
+			ok = mget(&mr, "max-ring-page-order", false, 0, 0, ~0ull, &v);
+		}
+		FUZZ_ASSERT(!rret == ok, "be_ring returned %d, model %d on %s",
+			    rret, mr.err, mr.bad ? mr.bad : "-");
+		if (rret) {
+			FUZZ_ASSERT(rret == mr.err || (mr.err == EITHER_ERR &&
+				    (rret == -EINVAL || rret == -ERANGE)),
+				    "be_ring error %d, model %d", rret, mr.err);
+			FUZZ_ASSERT(rbad && !strcmp(rbad, mr.bad), "be_ring blame");
+		} else {
+			FUZZ_ASSERT(q >= 1 && q <= XBLK_MAX_QUEUES &&
+				    o <= XBLK_MAX_RING_ORDER, "be_ring clamps");
+			if (!ret)
+				FUZZ_ASSERT(q == got.max_queues &&
+					    o == got.max_ring_order,
+					    "be_ring and be_info disagree");
+		}
 	}
 
 	/* Only known keys read; discard keys only after feature-discard=1. */
