@@ -85,11 +85,14 @@ function flush() {
 	next
 }
 # modpost speaks only about our modules.
+# Without Module.symvers every kernel symbol is "undefined": expected.
 /^(WARNING|ERROR): modpost: / {
 	flush()
-	if (nosymvers && ($0 ~ /undefined!$/ || $0 ~ /Module\.symvers is missing/))
+	if (nosymvers && ($0 ~ /undefined!$/ || $0 ~ /Module\.symvers is missing/ ||
+			  $0 ~ /suppressed [0-9]+ unresolved symbol warnings/))
 		next
 	blk = $0 "\n"; blk_ours = 1; blk_err = ($0 ~ /^ERROR/)
+	flush()		# one line: the kbuild lines after it are not part of it
 	next
 }
 # Notes and continuation lines belong to the diagnostic above them.
