@@ -90,7 +90,7 @@ for s in $stages; do
 		fi ;;
 	style)	stage style 900 make --no-print-directory style ;;
 	matrix)	stage matrix 1200 scripts/matrix.sh ;;
-	lab)	if [ -x tests/lab/run.sh ]; then
+	lab)	if [ -f tests/lab/run.sh ]; then
 			# Let the lab's own guard fire first, so it still reports.
 			left=$((budget - SECONDS - 120))
 			export XLAB_TOTAL_TIMEOUT=${XLAB_TOTAL_TIMEOUT:-$((left < 3600 ? left : 3600))}
