@@ -122,7 +122,11 @@ fi
 kver61=$(dpkg-query -W -f='${Depends}' linux-image-amd64 |
 	 grep -o 'linux-image-[^ ,]*-amd64' | head -n 1)
 kver61=${kver61#linux-image-}
-[ -n "$kver61" ] || { echo "deps: cannot tell which 6.1 image linux-image-amd64 installs" >&2; exit 1; }
+case $kver61 in
+6.1.*)	;;
+*)	echo "deps: linux-image-amd64 installs '$kver61', not a 6.1 kernel (was it installed from backports?)" >&2
+	exit 1 ;;
+esac
 if ! pkg_installed "linux-headers-$kver61"; then
 	need_root "installing linux-headers-$kver61"
 	apt_update
@@ -190,6 +194,7 @@ else
 		debs=("$hdr612" $(apt-cache show "$hdr612" |
 			sed -n '/^Depends:/{s/^Depends://;s/([^)]*)//g;s/[,|]/\n/g;p;q}' |
 			tr -d ' ' | grep -E '^linux-(headers|kbuild)-'))
+		apt_update	# the versions in old lists may be gone from the mirror
 		(cd "$CACHE/debs" && run apt-get download "${debs[@]}")
 		for d in "$CACHE"/debs/*.deb; do
 			run dpkg -x "$d" "$root612"
