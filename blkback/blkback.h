@@ -220,6 +220,7 @@ void xbb_gnt_release(struct xbb_ring *ring, struct xbb_gnt *gnt,
 void xbb_gnt_unmap_flush(struct xbb_ring *ring);
 void xbb_gnt_trim(struct xbb_ring *ring, unsigned int keep);
 void xbb_gnt_free_all(struct xbb_ring *ring);
+void xbb_gnt_levels(long *grants, long *pages);
 
 /* ------------------------------------------------------------------ */
 /* Requests (io.c).                                                    */
@@ -472,5 +473,6 @@ void xbb_xenbus_exit(void);
 /* sysfs (sysfs.c).                                                    */
 
 extern const struct attribute_group *xbb_dev_groups[];
+extern const struct attribute_group *xbb_drv_groups[];
 
 #endif /* XBLKBACK_H */

@@ -30,6 +30,42 @@
 
 #include "blkback.h"
 
+/*
+ * Levels over every ring of every device, for leak checks (sysfs.c): grants
+ * we have mapped now, and pages taken out of the rings' page caches now.
+ * Both are 0 whenever no device is connected.
+ */
+static atomic_long_t xbb_grants_mapped = ATOMIC_LONG_INIT(0);
+static atomic_long_t xbb_pages_in_use = ATOMIC_LONG_INIT(0);
+
+/**
+ * xbb_gnt_levels() - grants mapped and pages in use by the whole driver
+ * @grants: result, grants mapped now (persistent ones included)
+ * @pages: result, pages out of the page caches now
+ *
+ * Context: any.
+ */
+void xbb_gnt_levels(long *grants, long *pages)
+{
+	*grants = atomic_long_read(&xbb_grants_mapped);
+	*pages = atomic_long_read(&xbb_pages_in_use);
+}
+
+static int xbb_page_get(struct xbb_ring *ring, struct page **page)
+{
+	int err = gnttab_page_cache_get(&ring->page_cache, page);
+
+	if (!err)
+		atomic_long_inc(&xbb_pages_in_use);
+	return err;
+}
+
+static void xbb_page_put(struct xbb_ring *ring, struct page **page)
+{
+	gnttab_page_cache_put(&ring->page_cache, page, 1);
+	atomic_long_dec(&xbb_pages_in_use);
+}
+
 static unsigned long xbb_page_addr(struct page *page)
 {
 	return (unsigned long)pfn_to_kaddr(page_to_pfn(page));
@@ -106,14 +142,14 @@ int xbb_gnt_reserve(struct xbb_ring *ring, struct xbb_gnt *gnt,
 	for (i = 0; i < n; i++) {
 		gnt[i].pg = NULL;
 		gnt[i].handle = XBB_INVALID_HANDLE;
-		if (gnttab_page_cache_get(&ring->page_cache, &gnt[i].page))
+		if (xbb_page_get(ring, &gnt[i].page))
 			goto out_put;
 	}
 	return 0;
 
 out_put:
 	while (i--) {
-		gnttab_page_cache_put(&ring->page_cache, &gnt[i].page, 1);
+		xbb_page_put(ring, &gnt[i].page);
 		gnt[i].page = NULL;
 	}
 	return -ENOMEM;
@@ -236,7 +272,7 @@ void xbb_gnt_map_add(struct xbb_ring *ring, struct xbb_gnt *gnt,
 	if (pg) {
 		if (!pg->users++)
 			list_del_init(&pg->lru);
-		gnttab_page_cache_put(&ring->page_cache, &gnt->page, 1);
+		xbb_page_put(ring, &gnt->page);
 		gnt->page = pg->page;
 		gnt->pg = pg;
 		xbb_stat_inc(&ring->stats.pgnt_hit);
@@ -289,7 +325,9 @@ void xbb_gnt_map_flush(struct xbb_ring *ring)
 		grant_handle_t handle = ok ? b->map[i].handle :
 					     XBB_INVALID_HANDLE;
 
-		if (!ok)
+		if (ok)
+			atomic_long_inc(&xbb_grants_mapped);
+		else
 			xbb_warn_rl(ring->be, "ring %u: mapping grant %u failed (%d)",
 				    ring->index, b->map[i].ref,
 				    b->map[i].status);
@@ -344,16 +382,14 @@ void xbb_gnt_release(struct xbb_ring *ring, struct xbb_gnt *gnt,
 					list_add_tail(&pg->lru, &ring->pg_lru);
 				} else {
 					/* Its map failed: nothing to unmap. */
-					gnttab_page_cache_put(&ring->page_cache,
-							      &pg->page, 1);
+					xbb_page_put(ring, &pg->page);
 					kfree(pg);
 				}
 			}
 		} else if (gnt[i].handle != XBB_INVALID_HANDLE) {
 			xbb_unmap_add(ring, gnt[i].page, gnt[i].handle);
 		} else if (gnt[i].page) {
-			gnttab_page_cache_put(&ring->page_cache, &gnt[i].page,
-					      1);
+			xbb_page_put(ring, &gnt[i].page);
 		}
 		gnt[i].pg = NULL;
 		gnt[i].page = NULL;
@@ -394,7 +430,8 @@ void xbb_gnt_unmap_flush(struct xbb_ring *ring)
 				  b->unmap[i].handle, err, b->unmap[i].status);
 			continue;
 		}
-		gnttab_page_cache_put(&ring->page_cache, &b->unmap_pages[i], 1);
+		atomic_long_dec(&xbb_grants_mapped);
+		xbb_page_put(ring, &b->unmap_pages[i]);
 	}
 }
 
@@ -435,4 +472,5 @@ void xbb_gnt_free_all(struct xbb_ring *ring)
 	xbb_gnt_unmap_flush(ring);
 	WARN_ON_ONCE(ring->nr_pgrants || !list_empty(&ring->pg_lru));
 	xbb_gnt_trim(ring, 0);
+	WARN_ON_ONCE(ring->page_cache.num_pages);
 }

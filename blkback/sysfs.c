@@ -150,6 +150,41 @@ static const struct attribute_group xbb_dev_group = {
 	.attrs = xbb_dev_attrs,
 };
 
+/* Driver-wide levels, for leak checks: both 0 when no device is connected. */
+static ssize_t grants_mapped_show(struct device_driver *drv, char *buf)
+{
+	long grants, pages;
+
+	xbb_gnt_levels(&grants, &pages);
+	return sysfs_emit(buf, "%ld\n", grants);
+}
+static DRIVER_ATTR_RO(grants_mapped);
+
+static ssize_t pages_in_use_show(struct device_driver *drv, char *buf)
+{
+	long grants, pages;
+
+	xbb_gnt_levels(&grants, &pages);
+	return sysfs_emit(buf, "%ld\n", pages);
+}
+static DRIVER_ATTR_RO(pages_in_use);
+
+static struct attribute *xbb_drv_attrs[] = {
+	&driver_attr_grants_mapped.attr,
+	&driver_attr_pages_in_use.attr,
+	NULL
+};
+
+static const struct attribute_group xbb_drv_group = {
+	.attrs = xbb_drv_attrs,
+};
+
+/* Attached to the driver (/sys/bus/xen-backend/drivers/xblkback/). */
+const struct attribute_group *xbb_drv_groups[] = {
+	&xbb_drv_group,
+	NULL
+};
+
 /* Attached to every device the driver binds (struct device_driver). */
 const struct attribute_group *xbb_dev_groups[] = {
 	&xbb_dev_group,

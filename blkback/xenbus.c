@@ -749,6 +749,7 @@ static struct xenbus_driver xbb_driver = {
 	/* Unbinding keeps the frontend connected: a reloaded backend resumes. */
 	.allow_rebind = true,
 	.driver = {
+		.groups = xbb_drv_groups,
 		.dev_groups = xbb_dev_groups,
 	},
 };
