@@ -8,7 +8,7 @@
 #
 # usage: check.sh KDIR AUTOCONF          (what "make check" runs)
 #
-# The objects are cleaned first, so every file is compiled (and checked) again.
+# Our objects are deleted first, so every file is compiled (and checked) again.
 # Full build output: $(dirname AUTOCONF)/check.log.  A one-line summary,
 # "result ours headers", goes to $(dirname AUTOCONF)/check.result for
 # scripts/matrix.sh.  A tree without Module.symvers (the sid source tree) can
@@ -41,7 +41,12 @@ krel=$(make -s --no-print-directory -C "$kdir" kernelrelease 2>/dev/null || echo
 echo "check: W=1 C=1 against $krel ($kdir)${nosymvers:+, no Module.symvers: compile check only}, CHECK=$check"
 
 rm -f "$outdir/check.result"
-make "${kbuild[@]}" clean >/dev/null 2>&1
+# Recompile (and so re-check) every file: drop the objects of our module
+# directories.  Not "make clean": kbuild's clean deletes every *.o and *.ko
+# under M=, including the lab's and the unit tests' build outputs.
+for kb in "$root"/*/Kbuild; do
+	rm -f "$(dirname "$kb")"/*.o
+done
 make "${kbuild[@]}" -k -j"$(nproc)" --output-sync=target W=1 C=1 CHECK="$check" modules >"$log" 2>&1
 status=$?
 
