@@ -94,15 +94,17 @@ apt_update() {
 # copies), codespell (checkpatch --codespell), linux-source-6.1 (checkpatch.pl,
 # spelling.txt, const_structs.checkpatch).  Unit tests: clang with its
 # libFuzzer/sanitizer runtime.  Lab (tests/lab): Xen 4.17 under QEMU, with a
-# busybox/fio initramfs, per shared/xen-lab.
+# busybox/fio initramfs (the list tests/lab/run.sh checks, so it installs
+# nothing more).
 PKGS=(
 	build-essential bc bison flex libelf-dev libssl-dev kmod cpio rsync
 	xz-utils perl python3 git ca-certificates debian-archive-keyring
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1
 	sparse codespell pahole
 	clang libclang-rt-dev
-	qemu-system-x86 qemu-utils xen-hypervisor-4.17-amd64 xen-utils-4.17
-	xen-utils-common busybox-static fio
+	qemu-system-x86 qemu-system-xen qemu-utils xen-hypervisor-4.17-amd64
+	xen-utils-4.17 xen-utils-common xenstore-utils busybox-static fio
+	e2fsprogs util-linux dmsetup
 )
 missing=()
 for p in "${PKGS[@]}"; do
