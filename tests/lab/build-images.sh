@@ -1,0 +1,176 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the lab's boot images from installed Debian packages (called by run.sh):
+#   $OUT/xen                 uncompressed Xen (QEMU's multiboot loader cannot read the .gz)
+#   $OUT/vmlinuz             Debian 6.1 kernel, dom0
+#   $OUT/dom0.cpio           dom0 initramfs: Xen toolstack, QEMU xen-block backend, blkback,
+#                            null_blk, loop, dm, lab scripts, and the whole domU payload in /guest
+#   $OUT/rootfs-*/           the unpacked trees (for inspection)
+# Our modules are taken from $OUT/modules/*.ko (xblkfront.ko goes to the domU, xblkback.ko to
+# dom0, both under /extra).
+#
+# usage: build-images.sh KVER       env: OUT (default tests/lab/out)
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+KVER=${1:?usage: build-images.sh KVER}
+OUT=${OUT:-$HERE/out}
+XENVER=4.17
+XENBIN=/usr/lib/xen-$XENVER/bin
+QEMU_XEN=/usr/libexec/xen-qemu-system-i386   # from qemu-system-xen; libxl's default DM path
+mkdir -p "$OUT"
+
+log() { echo "[build-images] $*" >&2; }
+
+for f in /boot/vmlinuz-"$KVER" /boot/xen-$XENVER-amd64.gz $XENBIN/xl $QEMU_XEN /bin/busybox \
+	 /usr/bin/fio /sbin/mke2fs /usr/sbin/blkdiscard /usr/sbin/dmsetup; do
+	[ -e "$f" ] || { echo "missing $f: install the packages (run.sh does it)" >&2; exit 2; }
+done
+
+zcat /boot/xen-$XENVER-amd64.gz > "$OUT/xen"
+cp /boot/vmlinuz-"$KVER" "$OUT/vmlinuz"
+
+# ---------------------------------------------------------------- helpers
+# Copy executables/libraries at their canonical (usr-merged) path plus every library ldd
+# reports, and keep the path each was named by as a symlink (e.g. /lib64/ld-linux-x86-64.so.2,
+# the ELF interpreter, must exist under exactly that name).
+copy_bins() {
+	local root=$1 f c lib cl
+	shift
+	for f in "$@"; do
+		c=$(readlink -f "$f")
+		[ -e "$root$c" ] || install -D -m 0755 "$c" "$root$c"
+		if [ "$c" != "$f" ] && [ ! -e "$root$f" ]; then
+			mkdir -p "$root$(dirname "$f")"
+			ln -sf "$c" "$root$f"
+		fi
+		while read -r lib; do
+			cl=$(readlink -f "$lib")
+			[ -e "$root$cl" ] || install -D -m 0755 "$cl" "$root$cl"
+			[ -e "$root$(dirname "$cl")/$(basename "$lib")" ] ||
+				ln -sf "$(basename "$cl")" "$root$(dirname "$cl")/$(basename "$lib")"
+			[ -e "$root$lib" ] || { mkdir -p "$root$(dirname "$lib")"; ln -sf "$cl" "$root$lib"; }
+		done < <(ldd "$c" 2>/dev/null | awk '/=> \//{print $3} /^\t\//{print $1}')
+	done
+}
+
+skeleton() {
+	local root=$1
+	rm -rf "$root"
+	mkdir -p "$root"/{usr/bin,usr/sbin,usr/lib/x86_64-linux-gnu,usr/lib64,proc,sys,dev,run,tmp,root,etc,var/log,mnt,lab,extra}
+	# Debian 12 is usr-merged; ldd and scripts use both spellings
+	ln -s usr/bin "$root/bin"; ln -s usr/sbin "$root/sbin"
+	ln -s usr/lib "$root/lib"; ln -s usr/lib64 "$root/lib64"
+	ln -s ../run "$root/var/run"; ln -s ../run/lock "$root/var/lock"
+	install -m 0755 /bin/busybox "$root/usr/bin/busybox"
+	echo 'root:x:0:0:root:/root:/bin/sh' > "$root/etc/passwd"
+	echo 'root:x:0:' > "$root/etc/group"
+	: > "$root/etc/fstab"
+	# glibc dlopen()s libgcc_s for pthread_cancel; ldd cannot see that (xl aborts without it)
+	copy_bins "$root" /usr/lib/x86_64-linux-gnu/libgcc_s.so.1
+	# kmod's real modprobe/insmod (busybox's cannot do everything we need)
+	copy_bins "$root" /usr/bin/kmod
+	local t
+	for t in modprobe insmod rmmod lsmod modinfo depmod; do ln -sf /usr/bin/kmod "$root/usr/sbin/$t"; done
+}
+
+# busybox applet links, only where no real binary was installed. (Note: busybox `sh` itself
+# may still prefer its own applets over $PATH; our scripts run under bash for that reason.)
+busybox_links() {
+	local root=$1 a p
+	for a in $(/bin/busybox --list-full); do
+		p="$root/usr/${a#usr/}"
+		[ -e "$p" ] || [ -L "$p" ] || ln -s /usr/bin/busybox "$p"
+	done
+}
+
+copy_modules() {
+	local root=$1 m line
+	shift
+	for m in "$@"; do
+		while read -r line; do
+			set -- $line
+			[ "$1" = insmod ] && install -D -m 0644 "$2" "$root$2"
+		done < <(modprobe -S "$KVER" --show-depends "$m")
+	done
+	cp /lib/modules/"$KVER"/modules.order /lib/modules/"$KVER"/modules.builtin* \
+		"$root/usr/lib/modules/$KVER/" 2>/dev/null || true
+	depmod -b "$root" "$KVER"
+}
+
+mkcpio() { (cd "$1" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0); }
+
+xenstore_links() {
+	local t
+	# xenstore-read & co are the same binary, dispatching on argv[0]
+	for t in read write exists list ls rm watch chmod; do ln -sf xenstore "$1/usr/bin/xenstore-$t"; done
+}
+
+# ---------------------------------------------------------------- domU
+log "domU initramfs"
+D=$OUT/rootfs-domU
+skeleton "$D"
+copy_bins "$D" /usr/bin/bash /usr/bin/fio /usr/bin/xenstore /sbin/mke2fs /sbin/e2fsck \
+	/usr/sbin/blkdiscard /sbin/blockdev /usr/bin/md5sum /usr/bin/timeout /usr/bin/dd
+for t in mkfs.ext4 mkfs.ext2; do ln -sf mke2fs "$D/usr/sbin/$t"; done
+for t in fsck.ext4 fsck.ext2; do ln -sf e2fsck "$D/usr/sbin/$t"; done
+[ -f /etc/mke2fs.conf ] && cp /etc/mke2fs.conf "$D/etc/"
+xenstore_links "$D"
+busybox_links "$D"
+copy_modules "$D" xen-blkfront ext4
+[ -f "$OUT/modules/xblkfront.ko" ] && cp "$OUT/modules/xblkfront.ko" "$D/extra/"
+install -m 0755 "$HERE/init/domU-init.sh" "$D/init"
+install -m 0644 "$HERE/lib/guest.sh" "$D/lab/guest.sh"
+# Stored uncompressed: libxenguest would gunzip it in dom0 user space, ~8 s per xl create
+# under TCG.
+mkdir -p "$OUT/payload"
+mkcpio "$D" > "$OUT/payload/domU.cpio"
+log "domU initramfs $(du -h "$OUT/payload/domU.cpio" | cut -f1)"
+
+# domU kernel: the vmlinux ELF (libxenguest would otherwise xz-decompress the bzImage in dom0
+# user space, ~5 s per xl create under TCG)
+# (xz --single-stream stops early and tail gets SIGPIPE: ignore the pipeline status, check ELF)
+off=$(perl -0777 -ne 'print index($_, "\xfd7zXZ\x00")' "$OUT/vmlinuz")
+if [ "$off" -gt 0 ]; then
+	tail -c +$((off + 1)) "$OUT/vmlinuz" | xz -dc --single-stream > "$OUT/payload/vmlinux" 2>/dev/null || true
+fi
+if head -c 4 "$OUT/payload/vmlinux" 2>/dev/null | grep -q ELF; then
+	DOMU_KERNEL=vmlinux
+else
+	log "no xz payload in vmlinuz, the domU boots the bzImage"
+	rm -f "$OUT/payload/vmlinux"; cp "$OUT/vmlinuz" "$OUT/payload/vmlinuz"; DOMU_KERNEL=vmlinuz
+fi
+
+# ---------------------------------------------------------------- dom0
+log "dom0 initramfs"
+R=$OUT/rootfs-dom0
+skeleton "$R"
+copy_bins "$R" $XENBIN/xl $XENBIN/xenstored $XENBIN/xenconsoled $XENBIN/xenconsole \
+	$XENBIN/xen-init-dom0 $XENBIN/xenstore-control $XENBIN/libxl-save-helper $XENBIN/xentop \
+	/usr/bin/xenstore /usr/bin/bash /usr/bin/stat /usr/bin/flock /usr/sbin/losetup \
+	/sbin/blockdev /usr/bin/timeout /usr/sbin/dmsetup /usr/bin/dd /usr/bin/truncate \
+	/usr/bin/awk "$QEMU_XEN"
+xenstore_links "$R"
+# Debian's /usr/sbin/xl is a wrapper script picking the Xen version: call the binary directly
+for t in xl xentop; do ln -sf $XENBIN/$t "$R/usr/sbin/$t"; done
+busybox_links "$R"
+mkdir -p "$R/etc/xen" "$R/var/lib/xen" "$R/var/log/xen/console" "$R/var/lib/xenstored"
+cp -a /etc/xen/scripts "$R/etc/xen/"      # hotplug scripts (bash) run by xl for phy: disks
+cp /etc/xen/xl.conf "$R/etc/xen/"
+# QEMU as xen-block (qdisk) backend: keymaps and data files it may look up
+mkdir -p "$R/usr/share/qemu"
+cp -a /usr/share/qemu/keymaps "$R/usr/share/qemu/" 2>/dev/null || true
+copy_modules "$R" xenfs xen-evtchn xen-gntdev xen-gntalloc xen-privcmd xen-blkback null_blk loop dm-mod
+[ -f "$OUT/modules/xblkback.ko" ] && cp "$OUT/modules/xblkback.ko" "$R/extra/"
+# xblkfront.ko in dom0 too: only so that suites can see it was built
+[ -f "$OUT/modules/xblkfront.ko" ] && cp "$OUT/modules/xblkfront.ko" "$R/extra/"
+install -m 0755 "$HERE/init/dom0-init.sh" "$R/init"
+install -m 0644 "$HERE/lib/dom0.sh" "$HERE/lib/cases.sh" "$R/lab/"
+mkdir -p "$R/lab/suites"
+install -m 0644 "$HERE"/suites/*.sh "$R/lab/suites/"
+[ -f "$OUT/build-info" ] && cp "$OUT/build-info" "$R/lab/build-info"
+mkdir -p "$R/guest"
+cp "$OUT/payload/$DOMU_KERNEL" "$R/guest/"
+cp "$OUT/payload/domU.cpio" "$R/guest/domU.cpio"
+mkcpio "$R" > "$OUT/dom0.cpio"
+log "dom0 initramfs $(du -h "$OUT/dom0.cpio" | cut -f1)"

@@ -1,0 +1,268 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# The lab's reusable cases (dom0 side). A suite sets
+#   G       the guest to use (created by suite_begin)
+#   FRONT   xblkfront | xen-blkfront      (frontend module in the guest)
+#   BACK    xen-blkback | xblkback        (backend module in dom0)
+# and calls   run_case NAME c_xxx ARGS...   for each case. A case function attaches what it needs
+# (run_case detaches it afterwards), checks, and returns non-zero to stop early.
+# Checks are written against the protocol (xenstore keys both ends write, the backend's
+# statistics), so they hold for any conforming pair; the drivers' own negotiated-state files
+# (xblkfront: device/xblk/*, device/queue-N/*; xblkback: nr_rings, ring_page_order,
+# persistent) are checked too when present (FI_* / be_attr).
+
+# suite_begin [VCPUS]: backing devices, backend, the main guest
+suite_begin() {
+	log "suite $LAB_SUITE: FRONT=$FRONT BACK=$BACK; build: $(tr '\n' ' ' < /lab/build-info 2>/dev/null)"
+	log "dom0 memory: $(free -m | awk '/^Mem/{print $3 " MiB used, " $4 " MiB free"}')"
+	backing_setup || return 1
+	be_use "$BACK" || return 1
+	guest_create "$G" "${1:-2}" 512 || return 1
+}
+
+# in-tree xen-blkfront turns indirect descriptors off for max_indirect_segments <= 11 (0 is
+# raised to 11 at load); ours documents 0 = off
+fe_indirect_off() { [ "$FRONT" = xen-blkfront ] && echo 11 || echo 0; }
+
+# backend's "using N queues, protocol ... [persistent grants]" line for a vbd (xen-blkback)
+be_connect_msg() {
+	[ "${BE_CUR%% *}" = xen-blkback ] || return 0
+	dmesg | grep "backend/vbd/${G_DOMID[$1]}/$(vdev_devid "$2"): using" | tail -1
+}
+# be_attr NAME VDEV ATTR: an attribute of the backend's xenbus device (xblkback: nr_rings,
+# ring_page_order, persistent); empty when the backend has no such file
+be_attr() {
+	cat "/sys/bus/xen-backend/devices/vbd-${G_DOMID[$1]}-$(vdev_devid "$2")/$3" 2>/dev/null
+}
+
+# fe_expect LABEL KEY WANTED: check a value of the frontend's negotiated state (device/xblk/
+# or summed device/queue-N/ counters, as set by devinfo/feinfo) when the frontend exports it
+fe_expect() {
+	local v="FI_$2"
+	[ -n "${!v+x}" ] || return 0
+	expect "frontend $1 ($2)" "${!v}" "$3"
+}
+fe_more() {   # LABEL KEY MIN: counter KEY must be >= MIN
+	local v="FI_$2"
+	[ -n "${!v+x}" ] || return 0
+	[ "${!v}" -ge "$3" ] || case_fail "frontend $1: $2=${!v}, expected >= $3"
+}
+be_expect() {   # NAME VDEV ATTR WANTED
+	local v
+	v=$(be_attr "$1" "$2" "$3")
+	[ -z "$v" ] || expect "backend $3" "$v" "$4"
+}
+
+# c_data BACKING [FE-PARAMS...]: attach, write+verify, the backend served the I/O
+# (the caller has chosen the backend with be_use)
+c_data() {
+	local bk=$1 rd0 wr0 rd1 wr1
+	shift
+	fe_use "$G" "$FRONT" "$@" || return 1
+	disk_attach "$G" "$bk" xvdb || return 1
+	rd0=$(be_stat "$G" xvdb rd_req) wr0=$(be_stat "$G" xvdb wr_req)
+	fio_case "$G" xvdb || return 1
+	rd1=$(be_stat "$G" xvdb rd_req) wr1=$(be_stat "$G" xvdb wr_req)
+	if [ -n "$rd0" ]; then
+		[ "$rd1" -gt "$rd0" ] && [ "$wr1" -gt "$wr0" ] ||
+			case_fail "backend rd_req/wr_req did not grow ($rd0->$rd1, $wr0->$wr1)"
+		case_note "backend served rd_req=$((rd1 - rd0)) wr_req=$((wr1 - wr0))"
+	fi
+	feinfo "$G" xvdb
+	fe_more "reads" q_reads 1
+	fe_more "writes" q_writes 1
+	fe_expect "error responses" q_errors 0
+}
+
+# c_queues BACKING QUEUES: multi-queue negotiation (frontend max_queues; blkback offers
+# num_online_cpus of dom0 = 2) + data
+c_queues() {
+	local bk=$1 q=$2 nq msg
+	be_use "$BACK" || return 1
+	c_data "$bk" max_queues="$q" || return 1
+	nq=$(xs_front "$G" xvdb multi-queue-num-queues)
+	expect "frontend multi-queue-num-queues" "${nq:-1}" "$q"
+	expect "guest blk-mq hw queues" "$DI_hw_queues" "$q"
+	fe_expect "queues" nr_queues "$q"
+	be_expect "$G" xvdb nr_rings "$q"
+	msg=$(be_connect_msg "$G" xvdb)
+	[ -z "$msg" ] || [[ $msg == *"using $q queues"* ]] || case_fail "backend says: $msg"
+	case_note "queues=${nq:-1}"
+}
+
+# c_indirect SEGS: SEGS=0 -> no indirect descriptors: a request carries at most 11 segments
+# (max_hw_sectors_kb <= 44); SEGS>11 -> indirect, max_hw_sectors_kb up to SEGS*4
+c_indirect() {
+	local segs=$1 be_max p want
+	p=$segs
+	[ "$segs" = 0 ] && p=$(fe_indirect_off)
+	be_use "$BACK" || return 1
+	c_data nullb0 max_indirect_segments="$p" || return 1
+	be_max=$(xs_back "$G" xvdb feature-max-indirect-segments)
+	if [ "$segs" = 0 ]; then
+		[ "$DI_max_hw_sectors_kb" -le 44 ] ||
+			case_fail "indirect off but max_hw_sectors_kb=$DI_max_hw_sectors_kb (> 11 segments)"
+		fe_expect "indirect" indirect 0
+		fe_expect "segments per request" max_segments 11
+		fe_expect "indirect requests sent" q_indirect 0
+	else
+		[ -n "$be_max" ] || case_fail "backend does not advertise feature-max-indirect-segments"
+		[ "$DI_max_hw_sectors_kb" -gt 44 ] && [ "$DI_max_hw_sectors_kb" -le $((segs * 4)) ] ||
+			case_fail "indirect=$segs but max_hw_sectors_kb=$DI_max_hw_sectors_kb (want 45..$((segs * 4)))"
+		want=$segs
+		[ -n "$be_max" ] && [ "$be_max" -lt "$want" ] && want=$be_max
+		fe_expect "indirect" indirect 1
+		fe_expect "segments per request" max_segments "$want"
+		fe_more "indirect requests sent (1M writes)" q_indirect 1
+	fi
+	case_note "backend max-indirect=${be_max:-none} guest max_segments=$DI_max_segments max_hw_sectors_kb=$DI_max_hw_sectors_kb${FI_q_indirect:+ indirect_reqs=$FI_q_indirect}"
+}
+
+# c_persistent FE BE: feature-persistent negotiation (on only if both ends say 1)
+c_persistent() {
+	local fe=$1 be=$2 xf xb msg on=0
+	[ "$fe$be" = 11 ] && on=1
+	be_use "$BACK" feature_persistent="$be" || return 1
+	c_data nullb0 feature_persistent="$fe" || return 1
+	xf=$(xs_front "$G" xvdb feature-persistent)
+	xb=$(xs_back "$G" xvdb feature-persistent)
+	expect "frontend feature-persistent" "${xf:-0}" "$fe"
+	expect "backend feature-persistent" "${xb:-0}" "$be"
+	fe_expect "persistent grants" persistent $on
+	be_expect "$G" xvdb persistent $on
+	msg=$(be_connect_msg "$G" xvdb)
+	if [ -n "$msg" ]; then
+		if [ $on = 1 ]; then
+			[[ $msg == *"persistent grants"* ]] || case_fail "backend did not enable persistent grants: $msg"
+		else
+			[[ $msg != *"persistent grants"* ]] || case_fail "backend enabled persistent grants: $msg"
+		fi
+	fi
+	case_note "persistent fe=$xf be=$xb"
+}
+
+# c_ring BE_MAX FE_MAX: ring-page-order = min(backend max-ring-page-order, frontend param)
+c_ring() {
+	local bemax=$1 femax=$2 want adv got nrefs
+	be_use "$BACK" max_ring_page_order="$bemax" || return 1
+	c_data nullb0 max_ring_page_order="$femax" max_queues=1 || return 1
+	adv=$(xs_back "$G" xvdb max-ring-page-order)
+	expect "backend max-ring-page-order" "${adv:-0}" "$bemax"
+	want=$((bemax < femax ? bemax : femax))
+	got=$(xs_front "$G" xvdb ring-page-order)
+	expect "frontend ring-page-order" "${got:-0}" "$want"
+	nrefs=$(xs_front_dump "$G" xvdb | grep -c '/ring-ref')
+	expect "number of ring-ref nodes" "$nrefs" $((1 << want))
+	fe_expect "ring order" ring_page_order "$want"
+	be_expect "$G" xvdb ring_page_order "$want"
+	case_note "ring-page-order=${got:-0} ($nrefs ring pages)"
+}
+
+# c_discard: blkdiscard reaches the backend (loop on tmpfs supports punch-hole)
+c_discard() {
+	local d0 d1 fd z
+	be_use "$BACK" || return 1
+	fe_use "$G" "$FRONT" || return 1
+	disk_attach "$G" loop0 xvdb || return 1
+	fd=$(xs_back "$G" xvdb feature-discard)
+	expect "backend feature-discard" "$fd" 1 || return 1
+	[ "${DI_discard_max_bytes:-0}" -gt 0 ] || case_fail "guest queue has discard_max_bytes=0"
+	fe_expect "discard" discard 1
+	d0=$(be_stat "$G" xvdb ds_req)
+	g_ok "$G" "dd if=/dev/urandom of=/dev/xvdb bs=1M count=8 oflag=direct 2>&1 | tail -1 &&
+		blkdiscard -v -o 0 -l 8M /dev/xvdb && blkdiscard -v /dev/xvdb" || return 1
+	d1=$(be_stat "$G" xvdb ds_req)
+	if [ -n "$d0" ]; then
+		[ "$d1" -gt "$d0" ] || case_fail "backend ds_req did not grow ($d0 -> $d1)"
+	fi
+	feinfo "$G" xvdb
+	fe_more "discard requests sent" q_discards 1
+	# protocol-wise discard need not zero; on loop/tmpfs it does: report, do not require
+	if g_run "$G" "cmp -n 8388608 /dev/xvdb /dev/zero"; then z=yes; else z=no; fi
+	case_note "ds_req $d0->$d1, discarded range reads zero: $z"
+	fio_case "$G" xvdb
+}
+
+# c_flush: fsync and sync turn into flush requests at the backend
+c_flush() {
+	local f0 f1 f2 ff
+	be_use "$BACK" || return 1
+	fe_use "$G" "$FRONT" || return 1
+	disk_attach "$G" loop0 xvdb || return 1
+	ff=$(xs_back "$G" xvdb feature-flush-cache)
+	expect "backend feature-flush-cache" "$ff" 1 || return 1
+	[[ $DI_write_cache == write_back ]] || case_fail "guest write_cache=$DI_write_cache (want write back)"
+	fe_expect "flush" flush 1
+	f0=$(be_stat "$G" xvdb f_req)
+	g_ok "$G" "dd if=/dev/urandom of=/dev/xvdb bs=64k count=16 conv=fsync 2>&1 | tail -1" || return 1
+	f1=$(be_stat "$G" xvdb f_req)
+	g_ok "$G" "dd if=/dev/urandom of=/dev/xvdb bs=64k count=16 seek=64 2>/dev/null && sync" || return 1
+	f2=$(be_stat "$G" xvdb f_req)
+	if [ -n "$f0" ]; then
+		[ "$f1" -gt "$f0" ] || case_fail "fsync: backend f_req did not grow ($f0 -> $f1)"
+		[ "$f2" -gt "$f1" ] || case_fail "sync: backend f_req did not grow ($f1 -> $f2)"
+	fi
+	case_note "f_req $f0->$f1 (fsync)->$f2 (sync)"
+	g_ok "$G" "xfio fsync --name=fsync --filename=/dev/xvdb --rw=randwrite --bs=4k --size=4M --fsync=16 --ioengine=psync --verify=crc32c --do_verify=1"
+	feinfo "$G" xvdb
+	fe_more "flush requests sent" q_flushes 1
+}
+
+# c_ext4 BACKING: filesystem on top: mkfs, files, umount, fsck -n clean, read back
+c_ext4() {
+	be_use "$BACK" || return 1
+	fe_use "$G" "$FRONT" || return 1
+	disk_attach "$G" "${1:-loop1}" xvdb || return 1
+	g_ok -t 400 "$G" "ext4_check /dev/xvdb" || return 1
+	case_note "$(grep -o 'ext4: .*' "$G_OUT" | head -1)"
+}
+
+# c_hotplug: attach/detach a 2nd disk while I/O runs on the 1st
+c_hotplug() {
+	be_use "$BACK" || return 1
+	fe_use "$G" "$FRONT" || return 1
+	disk_attach "$G" nullb0 xvdb || return 1
+	g_ok "$G" "rm -f /tmp/bg.rc; (fio_verify /dev/xvdb 16M 32M > /tmp/bg.log 2>&1; echo \$? > /tmp/bg.rc) &" || return 1
+	disk_attach "$G" nullb1 xvdc || return 1
+	fio_case "$G" xvdc 4M 8M
+	disk_detach "$G" xvdc || return 1
+	g_ok -t 400 "$G" "i=0; while [ ! -f /tmp/bg.rc ] && [ \$i -lt 3000 ]; do sleep 0.1; i=\$((i+1)); done;
+		cat /tmp/bg.log; exit \$(cat /tmp/bg.rc 2>/dev/null || echo 99)" ||
+		case_fail "I/O on xvdb during hot-plug of xvdc failed"
+	case_note "xvdb I/O ran across attach+detach of xvdc"
+	fio_case "$G" xvdb 4M 8M
+}
+
+# c_qdisk: QEMU's xen-block backend (backendtype=qdisk; xl starts QEMU as the PV guest's
+# device model). It offers fewer features than blkback: whatever it advertises, the frontend
+# must not exceed it (queues, ring pages, segments per request).
+c_qdisk() {
+	local q=gq domid mq mro mis nq rpo
+	guest_create "$q" 2 384 "format=raw,vdev=xvdb,access=rw,backendtype=qdisk,target=$(backing nullb2)" ||
+		{ case_fail "could not create a guest with a qdisk disk"; tail -20 /var/log/xen/qemu-dm-$q.log 2>/dev/null; guest_destroy "$q"; return 1; }
+	domid=${G_DOMID[$q]}
+	proc_running xen-qemu-system || case_fail "no QEMU device model running"
+	fe_use "$q" "$FRONT" || { guest_destroy "$q"; return 1; }
+	devinfo "$q" xvdb "waitdev /dev/xvdb 45 &&" || { guest_destroy "$q"; return 1; }
+	xenstore-ls -f "/local/domain/0/backend/qdisk/$domid/51728" 2>/dev/null | grep -E 'feature|max|state' | sed 's/^/    /'
+	mq=$(xs_back "$q" xvdb multi-queue-max-queues qdisk)
+	mro=$(xs_back "$q" xvdb max-ring-page-order qdisk)
+	mis=$(xs_back "$q" xvdb feature-max-indirect-segments qdisk)
+	nq=$(xs_front "$q" xvdb multi-queue-num-queues)
+	rpo=$(xs_front "$q" xvdb ring-page-order)
+	[ "${nq:-1}" -le "${mq:-1}" ] || case_fail "frontend uses $nq queues, qdisk offers ${mq:-1}"
+	[ "${rpo:-0}" -le "${mro:-0}" ] || case_fail "frontend ring-page-order $rpo, qdisk offers ${mro:-0}"
+	[ "$DI_hw_queues" -le "${mq:-1}" ] || case_fail "guest has $DI_hw_queues hw queues, qdisk offers ${mq:-1}"
+	if [ -z "$mis" ]; then
+		[ "$DI_max_hw_sectors_kb" -le 44 ] || case_fail "no indirect at qdisk but max_hw_sectors_kb=$DI_max_hw_sectors_kb"
+		fe_expect "segments per request" max_segments 11
+		fe_expect "indirect" indirect 0
+	fi
+	fe_expect "queues" nr_queues "${mq:-1}"
+	case_note "qdisk offers queues=${mq:-1} max-ring-order=${mro:-0} indirect=${mis:-none}; frontend uses queues=${nq:-1} ring-order=${rpo:-0} max_segments=$DI_max_segments max_hw_sectors_kb=$DI_max_hw_sectors_kb"
+	g_run "$q" "dmesg | grep -iE 'blkfront|xvdb' | tail -5"
+	fio_case "$q" xvdb 4M 8M
+	g_ok "$q" kcheck
+	guest_destroy "$q"
+}

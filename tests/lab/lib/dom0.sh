@@ -1,0 +1,462 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# dom0-side library of the lab, sourced by /lab/suites/<suite>.sh (bash, in dom0).
+#
+#   results     case_begin/case_fail/case_note/case_end, run_case, case_skip
+#   guests      guest_create NAME [VCPUS] [MEM_MB] [DISKSPEC...], guest_destroy, guest_ensure
+#   in-guest    g_run [-t SECS] NAME CMD (sets G_RC, G_OUT), g_ok, g_out
+#   disks       backing_setup, backing NAME, disk_attach, disk_detach, vdev_devid
+#   backend     be_use MODULE [param=value...], be_stat, be_stats, xs_front, xs_back
+#   frontend    fe_use NAME MODULE [param=value...]   (runs lib/guest.sh's fe_use in the guest)
+#
+# A case prints exactly one line:  XLAB-CASE <suite>/<case>: PASS|FAIL|SKIP <detail>
+# and the suite prints an XLAB-SUMMARY block of all of them at the end (suite_end).
+
+LAB_SUITE=${XLAB_SUITE:?XLAB_SUITE not set}
+LAB_TMP=/tmp/xlab
+mkdir -p $LAB_TMP
+: > $LAB_TMP/results.$LAB_SUITE
+[ -f $LAB_TMP/seq ] || echo 0 > $LAB_TMP/seq
+CMD_TIMEOUT=${XLAB_CMD_TIMEOUT:-240}     # default per guest command, seconds
+CONSOLE_DIR=/var/log/xen/console
+
+declare -A G_DOMID G_WATCHFD G_WATCHPID G_TAILPID G_BAD G_ARGS
+declare -a CASE_DISKS
+
+now() { local u; read -r u _ < /proc/uptime; echo "$u"; }
+
+# Under TCG, dom0 user space sees rare spurious failures (a process aborting, an exec failing
+# with ENOENT): liveness is judged on xenstore, and only after 3 failed looks in a row.
+guest_alive() {   # NAME
+	local i
+	for i in 1 2 3; do
+		xenstore-read "/local/domain/${G_DOMID[$1]}/name" >/dev/null 2>&1 && return 0
+		sleep 1
+	done
+	return 1
+}
+# proc_running PATTERN: some process has PATTERN in its command line (busybox has no pgrep)
+proc_running() {
+	local p
+	for p in /proc/[0-9]*/cmdline; do
+		tr '\0' ' ' < "$p" 2>/dev/null | grep -q -- "$1" && return 0
+	done
+	return 1
+}
+log() { echo "XLAB[dom0 $(now)] $*"; }
+
+# ------------------------------------------------------------------ results
+case_begin() {
+	CASE=$1 CASE_ERR="" CASE_NOTE="" CASE_T0=$(now)
+	CASE_DISKS=()
+	log "---- case $LAB_SUITE/$CASE"
+}
+case_fail() {
+	CASE_ERR="${CASE_ERR:+$CASE_ERR; }$*"
+	log "case $CASE: FAIL: $*"
+	return 1
+}
+case_note() { CASE_NOTE="${CASE_NOTE:+$CASE_NOTE, }$*"; }
+case_ok() { [ -z "$CASE_ERR" ]; }
+_case_line() {   # STATUS DETAIL
+	local line="XLAB-CASE $LAB_SUITE/$CASE: $1${2:+ $2}"
+	line=${line//$'\n'/ }
+	echo "$line" >> $LAB_TMP/results.$LAB_SUITE
+	echo "$line"
+}
+case_end() {
+	local dt
+	dt=$(awk -v a="$CASE_T0" -v b="$(now)" 'BEGIN{printf "%.0f", b-a}')
+	if case_ok; then
+		_case_line PASS "${CASE_NOTE:+$CASE_NOTE }(${dt}s)"
+	else
+		_case_line FAIL "$CASE_ERR${CASE_NOTE:+ [$CASE_NOTE]} (${dt}s)"
+	fi
+}
+case_skip() {   # NAME REASON
+	CASE=$1
+	_case_line SKIP "$2"
+}
+
+# run_case NAME FUNC [ARGS...]: one case; FUNC may stop early by returning non-zero (it must
+# have called case_fail then, or a generic failure is recorded). Disks the case attached are
+# detached afterwards, a guest whose agent hung is destroyed (guest_ensure recreates it).
+run_case() {
+	local name=$1 fn=$2 d g
+	shift 2
+	case_begin "$name"
+	if [ -n "${G:-}" ] && [ -n "${G_ARGS[$G]}" ] && ! guest_ensure "$G"; then
+		case_fail "guest $G could not be (re)created"
+	elif ! "$fn" "$@"; then
+		case_ok && case_fail "$fn returned failure"
+	fi
+	for d in "${CASE_DISKS[@]}"; do
+		g=${d%%:*}
+		[ -n "${G_BAD[$g]}" ] && continue
+		disk_detach "$g" "${d#*:}" || true
+	done
+	# kernel warnings/oopses in the guest (also from the detach) and in dom0 fail the case
+	if [ -n "${G:-}" ] && [ -n "${G_DOMID[$G]}" ] && [ -z "${G_BAD[$G]}" ]; then
+		g_run -t 60 "$G" kcheck ||
+			case_fail "guest kernel log: $(grep -v '^XLAB-' "$G_OUT" | head -3 | tr '\n' '|' | cut -c1-300)"
+	fi
+	dom0_kcheck || true
+	for g in "${!G_BAD[@]}"; do
+		[ -n "${G_BAD[$g]}" ] && [ -n "${G_DOMID[$g]}" ] && { log "destroying hung guest $g"; guest_destroy "$g"; }
+	done
+	if ! case_ok; then
+		log "diagnostics for $CASE: dom0 dmesg tail"
+		dmesg | tail -15 | sed 's/^/    /'
+	fi
+	case_end
+}
+
+# dom0 kernel problems since the last check fail the current case
+dom0_kcheck() {
+	local n old
+	n=$(dmesg | grep -cE 'BUG:|WARNING:|Oops|general protection|Call Trace|segfault at')
+	old=$(cat $LAB_TMP/kcheck.n 2>/dev/null || echo 0)
+	echo "$n" > $LAB_TMP/kcheck.n
+	if [ "$n" -gt "$old" ]; then
+		dmesg | grep -E -A12 'BUG:|WARNING:|Oops|general protection|segfault at' | tail -40
+		case_fail "dom0 kernel log has new BUG/WARNING/Oops/segfault lines"
+	fi
+}
+
+# suite_end: destroy the guests, print the summary block, return non-zero if anything failed
+suite_end() {
+	local g
+	for g in "${!G_DOMID[@]}"; do [ -n "${G_DOMID[$g]}" ] && guest_destroy "$g"; done
+	dmesg -n 1   # keep kernel messages from interleaving with the summary
+	echo "XLAB-SUMMARY-BEGIN $LAB_SUITE"
+	sed 's/^XLAB-CASE /XLAB-SUMMARY /' $LAB_TMP/results.$LAB_SUITE
+	echo "XLAB-SUMMARY-END $LAB_SUITE"
+	! grep -q ': FAIL' $LAB_TMP/results.$LAB_SUITE
+}
+
+# ------------------------------------------------------------------ guests
+# guest_create NAME [VCPUS] [MEM_MB] [DISKSPEC...]: create a PV guest running the agent, wait
+# until the agent answers. Its console is streamed to ours prefixed with "[NAME] ".
+guest_create() {
+	local name=$1 vcpus=${2:-2} mem=${3:-512} kernel domid fd pid i r disks="" d
+	G_ARGS[$name]="$*"
+	shift 3 2>/dev/null || shift $#
+	for d in "$@"; do disks="$disks'$d', "; done
+	kernel=$(ls /guest/vmlinux /guest/vmlinuz 2>/dev/null | head -1)
+	cat > $LAB_TMP/$name.cfg <<-EOF
+	name = "$name"
+	type = "pv"
+	kernel = "$kernel"
+	ramdisk = "/guest/domU.cpio"
+	extra = "console=hvc0 loglevel=6 ${XLAB_GUEST_EXTRA:-}"
+	memory = $mem
+	vcpus = $vcpus
+	disk = [ ${disks%, } ]
+	on_poweroff = "destroy"
+	on_reboot = "destroy"
+	on_crash = "destroy"
+	EOF
+	rm -f "$CONSOLE_DIR/guest-$name.log"
+	log "xl create $name (vcpus=$vcpus mem=${mem}M disks: ${disks:-none})"
+	if ! timeout 120 xl create $LAB_TMP/$name.cfg; then
+		log "xl create $name failed"; tail -20 /var/log/xen/xl-"$name".log 2>/dev/null
+		xl destroy "$name" 2>/dev/null
+		return 1
+	fi
+	domid=$(xl domid "$name" 2>/dev/null || { sleep 1; xl domid "$name"; }) || return 1
+	G_DOMID[$name]=$domid
+	G_BAD[$name]=""
+	# console: xenconsoled --log=guest writes it to a file; stream it to ours
+	(
+		i=0
+		while [ ! -e "$CONSOLE_DIR/guest-$name.log" ] && [ $i -lt 300 ]; do sleep 0.2; i=$((i + 1)); done
+		exec tail -n +1 -F "$CONSOLE_DIR/guest-$name.log" 2>/dev/null
+	) | while IFS= read -r l; do echo "[$name] ${l%$'\r'}"; done &
+	G_TAILPID[$name]=$!
+	# rc watch: the agent writes data/xlab/rc; we block on the watch instead of polling
+	exec {fd}< <(exec xenstore-watch "/local/domain/$domid/data/xlab/rc")
+	pid=$!
+	G_WATCHFD[$name]=$fd G_WATCHPID[$name]=$pid
+	i=0
+	while :; do
+		r=$(xenstore-read "/local/domain/$domid/data/xlab/rc" 2>/dev/null) && break
+		read -r -t 5 -u "$fd" _ || i=$((i + 5))
+		[ $i -ge 180 ] && { log "guest $name: agent did not start in 180 s"; G_BAD[$name]=1; return 1; }
+		guest_alive "$name" || { log "guest $name died during boot"; G_BAD[$name]=1; return 1; }
+	done
+	log "guest $name (domid $domid) agent ready"
+}
+
+guest_destroy() {
+	local name=$1 i
+	xl destroy "$name" 2>/dev/null || { sleep 1; xl destroy "$name" 2>/dev/null; }
+	i=0
+	while xenstore-exists "/local/domain/${G_DOMID[$name]}" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
+	[ -n "${G_WATCHPID[$name]}" ] && kill "${G_WATCHPID[$name]}" 2>/dev/null
+	[ -n "${G_WATCHFD[$name]}" ] && exec {G_WATCHFD[$name]}<&-
+	sleep 0.5   # let the console tail print the last lines
+	[ -n "${G_TAILPID[$name]}" ] && kill "${G_TAILPID[$name]}" 2>/dev/null
+	pkill_tail "$name"
+	unset "G_DOMID[$name]" "G_WATCHFD[$name]" "G_WATCHPID[$name]" "G_TAILPID[$name]"
+	G_BAD[$name]=""
+}
+# the tail process of a guest's console stream (a pipeline member, so not $!)
+pkill_tail() {
+	local p
+	for p in /proc/[0-9]*; do
+		grep -q "guest-$1.log" "$p/cmdline" 2>/dev/null && kill "${p#/proc/}" 2>/dev/null
+	done
+}
+
+# guest_ensure NAME: (re)create the guest (same arguments as last time) if it is gone or hung
+guest_ensure() {
+	local name=$1 args
+	if [ -n "${G_DOMID[$name]}" ] && [ -z "${G_BAD[$name]}" ] && guest_alive "$name"; then
+		return 0
+	fi
+	args=${G_ARGS[$name]}
+	[ -n "${G_DOMID[$name]}" ] && guest_destroy "$name"
+	log "re-creating guest $name"
+	# shellcheck disable=SC2086
+	guest_create $args
+}
+
+# ------------------------------------------------------------------ commands in a guest
+# g_run [-t SECS] NAME CMD...: run CMD (a bash command line; lib/guest.sh functions available)
+# in the guest. Sets G_RC (124 = timeout, the guest is then marked bad) and G_OUT (file with the
+# output). Returns G_RC. Must not be called in a $(...) subshell (G_RC/G_OUT would be lost).
+g_run() {
+	local t=$CMD_TIMEOUT name seq domid fd r t0 i
+	[ "$1" = -t ] && { t=$2; shift 2; }
+	name=$1
+	shift
+	domid=${G_DOMID[$name]}
+	G_OUT=$LAB_TMP/out.none
+	: > "$G_OUT"
+	if [ -z "$domid" ] || [ -n "${G_BAD[$name]}" ]; then
+		G_RC=125
+		log "g_run $name: guest not running"
+		return $G_RC
+	fi
+	fd=${G_WATCHFD[$name]}
+	# one global, increasing sequence number (the console log of a guest name is reused)
+	seq=$(($(cat $LAB_TMP/seq) + 1))
+	echo $seq > $LAB_TMP/seq
+	G_OUT=$LAB_TMP/out.$seq
+	log "[$name #$seq] $*"
+	xenstore-write "/local/domain/$domid/data/xlab/cmd" "$seq $*" ||
+		xenstore-write "/local/domain/$domid/data/xlab/cmd" "$seq $*"
+	t0=$SECONDS
+	G_RC=124
+	while [ $((SECONDS - t0)) -lt "$t" ]; do
+		r=$(xenstore-read "/local/domain/$domid/data/xlab/rc" 2>/dev/null)
+		if [ "${r%% *}" = "$seq" ]; then G_RC=${r#* }; break; fi
+		if ! read -r -t 10 -u "$fd" _; then
+			guest_alive "$name" || { log "guest $name is gone"; G_RC=125; break; }
+		fi
+	done
+	if [ "$G_RC" = 124 ] || [ "$G_RC" = 125 ]; then
+		log "[$name #$seq] no answer (rc=$G_RC after $((SECONDS - t0)) s): marking guest bad"
+		G_BAD[$name]=1
+	fi
+	# the output: between the agent's markers in the console log (may lag the rc a little)
+	i=0
+	while ! grep -q "XLAB-G-END $seq " "$CONSOLE_DIR/guest-$name.log" 2>/dev/null && [ $i -lt 50 ] &&
+		[ "$G_RC" != 124 ] && [ "$G_RC" != 125 ]; do
+		sleep 0.2; i=$((i + 1))
+	done
+	awk -v s="$seq" '{ sub(/\r$/, "") }
+		index($0, "XLAB-G-END " s " ") { sub(/XLAB-G-END .*/, ""); if (on && $0 != "") print; exit }
+		on { print }
+		$0 == "XLAB-G-BEGIN " s { on = 1 }' "$CONSOLE_DIR/guest-$name.log" > "$G_OUT" 2>/dev/null
+	return "$G_RC"
+}
+
+# g_ok NAME CMD...: g_run, fail the case (with the output's tail) unless rc is 0
+g_ok() {
+	local t=()
+	[ "$1" = -t ] && { t=(-t "$2"); shift 2; }
+	g_run "${t[@]}" "$@" && return 0
+	case_fail "[$1] '${*:2}' rc=$G_RC: $(grep -v '^XLAB-' "$G_OUT" | tail -3 | tr '\n' '|' | cut -c1-300)"
+}
+
+# g_out: the output of the last g_run
+g_out() { cat "$G_OUT"; }
+
+# g_field KEY: value of KEY=value in the last g_run output (first match)
+g_field() { grep -o "\b$1=[^ ]*" "$G_OUT" | head -1 | cut -d= -f2-; }
+
+# ------------------------------------------------------------------ backing storage
+# null_blk: 3 memory-backed 1 GiB devices (memory is only used for what is written).
+# loop: two 256 MiB sparse files on dom0's tmpfs (loop gives flush and discard support:
+# tmpfs has fsync and punch-hole, so blkback advertises feature-flush-cache and
+# feature-discard).
+backing_setup() {
+	local i
+	if [ ! -b /dev/nullb0 ]; then
+		modprobe null_blk nr_devices=3 gb=1 memory_backed=1 bs=512 queue_mode=2 ||
+			{ log "null_blk failed"; return 1; }
+	fi
+	modprobe loop
+	for i in 0 1; do
+		[ -f $LAB_TMP/disk$i.img ] && continue
+		truncate -s 256M $LAB_TMP/disk$i.img
+		/usr/sbin/losetup /dev/loop$i $LAB_TMP/disk$i.img || { log "losetup $i failed"; return 1; }
+	done
+}
+# backing NAME -> device path (nullb0..2, loop0..1)
+backing() {
+	case $1 in
+	nullb*) echo /dev/$1 ;;
+	loop*) echo /dev/$1 ;;
+	*) echo "$1" ;;
+	esac
+}
+
+# vdev_devid xvdb -> 51728 (xvd major 202, 16 minors per disk)
+vdev_devid() {
+	local l=${1#xvd}
+	printf '%d' $((202 * 256 + ($(printf '%d' "'$l") - 97) * 16))
+}
+
+# xs_front NAME VDEV KEY / xs_back NAME VDEV KEY [TYPE]: xenstore nodes of a vbd
+xs_front() { xenstore-read "/local/domain/${G_DOMID[$1]}/device/vbd/$(vdev_devid "$2")/$3" 2>/dev/null; }
+xs_back() { xenstore-read "/local/domain/0/backend/${4:-vbd}/${G_DOMID[$1]}/$(vdev_devid "$2")/$3" 2>/dev/null; }
+xs_front_dump() { xenstore-ls -f "/local/domain/${G_DOMID[$1]}/device/vbd/$(vdev_devid "$2")" 2>/dev/null; }
+
+# disk_attach NAME BACKING VDEV [DISKSPEC-OPTIONS]: hot-plug a disk (xl block-attach), wait for
+# the guest to see /dev/VDEV. It is detached at the end of the case by run_case.
+disk_attach() {
+	local name=$1 target vdev=$3 opts=${4:-} spec
+	target=$(backing "$2")
+	spec="format=raw,vdev=$vdev,access=rw${opts:+,$opts},target=$target"
+	log "xl block-attach $name $spec"
+	if ! timeout 90 xl block-attach "$name" "$spec"; then
+		if xenstore-exists "/local/domain/0/backend/vbd/${G_DOMID[$name]}/$(vdev_devid "$vdev")" 2>/dev/null; then
+			case_fail "xl block-attach $name $spec failed"
+			CASE_DISKS+=("$name:$vdev")
+			return 1
+		fi
+		log "xl block-attach failed without creating the vbd: trying once more"
+		timeout 90 xl block-attach "$name" "$spec" || { case_fail "xl block-attach $name $spec failed twice"; return 1; }
+		case_note "xl block-attach needed a retry"
+	fi
+	CASE_DISKS+=("$name:$vdev")
+	devinfo "$name" "$vdev" "waitdev /dev/$vdev 45 &&"
+}
+
+# disk_detach NAME VDEV: xl block-detach, wait for the node to vanish in the guest and the
+# backend to leave xenstore
+disk_detach() {
+	local name=$1 vdev=$2 devid i rc=0 d
+	devid=$(vdev_devid "$vdev")
+	log "xl block-detach $name $vdev"
+	timeout 90 xl block-detach "$name" "$vdev" || { case_fail "xl block-detach $name $vdev failed"; rc=1; }
+	g_ok -t 60 "$name" "waitgone /dev/$vdev 30" || rc=1
+	i=0
+	while xenstore-exists "/local/domain/0/backend/vbd/${G_DOMID[$name]}/$devid" 2>/dev/null ||
+		xenstore-exists "/local/domain/0/backend/qdisk/${G_DOMID[$name]}/$devid" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -gt 100 ] && { case_fail "backend of $vdev still in xenstore"; rc=1; break; }
+		sleep 0.2
+	done
+	local keep=()
+	if [ -n "${G:-}" ] && [ -n "${G_DOMID[$G]}" ] && [ -z "${G_BAD[$G]}" ]; then
+		g_run -t 60 "$G" kcheck || case_fail "guest kernel log: $(grep -v '^XLAB-' "$G_OUT" | head -3 | tr '\n' '|' | cut -c1-300)"
+	fi
+	for d in "${CASE_DISKS[@]}"; do [ "$d" = "$name:$vdev" ] || keep+=("$d"); done
+	CASE_DISKS=("${keep[@]}")
+	return $rc
+}
+
+# ------------------------------------------------------------------ backend module
+# be_use MODULE [param=value ...]: make MODULE (xen-blkback | xblkback) the vbd backend with
+# these load-time parameters (defaults for the others). Reloads only if something changed;
+# there must be no vbd at that moment (run_case detaches everything after each case).
+BE_CUR=""
+be_use() {
+	local want="$*" m
+	[ "$want" = "$BE_CUR" ] && return 0
+	for m in xen_blkback xblkback; do
+		if grep -q "^$m " /proc/modules; then
+			rmmod $m || { case_fail "rmmod $m failed"; return 1; }
+		fi
+	done
+	BE_CUR=""
+	case $1 in
+	xen-blkback) modprobe xen-blkback "${@:2}" || { case_fail "modprobe xen-blkback ${*:2} failed"; return 1; } ;;
+	xblkback)
+		insmod /extra/xblkback.ko "${@:2}" ||
+			{ dmesg | tail -20; case_fail "insmod xblkback.ko ${*:2} failed"; return 1; } ;;
+	*) case_fail "be_use: unknown backend $1"; return 1 ;;
+	esac
+	BE_CUR=$want
+	log "backend: $want"
+}
+# be_param NAME: current value of a backend module parameter
+be_param() {
+	local m=${BE_CUR%% *}
+	cat "/sys/module/${m//-/_}/parameters/$1" 2>/dev/null
+}
+
+# be_stat NAME VDEV COUNTER: a per-vbd backend statistics counter (blkback:
+# /sys/bus/xen-backend/devices/vbd-<domid>-<devid>/statistics/<counter>); empty if absent
+be_stat() {
+	local d=/sys/bus/xen-backend/devices/vbd-${G_DOMID[$1]}-$(vdev_devid "$2")
+	cat "$d/statistics/$3" 2>/dev/null || cat "$d/$3" 2>/dev/null
+}
+be_stats() {
+	local d=/sys/bus/xen-backend/devices/vbd-${G_DOMID[$1]}-$(vdev_devid "$2") f out=""
+	for f in "$d"/statistics/*; do [ -f "$f" ] && out="$out ${f##*/}=$(cat "$f")"; done
+	echo "${out# }"
+}
+
+# ------------------------------------------------------------------ frontend module
+# fe_use NAME MODULE [param=value ...]: in guest NAME, make MODULE (xblkfront | xen-blkfront)
+# the vbd frontend with these parameters (defaults for the others)
+fe_use() {
+	local name=$1
+	shift
+	g_ok "$name" "fe_use $*" || return 1
+}
+
+# fio_case NAME VDEV [SIZE4K] [SIZE1M]: the standard write+verify data check; notes IOPS
+fio_case() {
+	local name=$1 vdev=$2 w4 w1
+	g_ok "$name" "fio_verify /dev/$vdev ${3:-8M} ${4:-16M}" || return 1
+	w4=$(awk '/XLAB-FIO verify\/rand4k/{for(i=1;i<=NF;i++) if ($i ~ /^write_iops=/) {sub(/.*=/, "", $i); print $i}}' "$G_OUT")
+	w1=$(awk '/XLAB-FIO verify\/seq1m/{for(i=1;i<=NF;i++) if ($i ~ /^write_kibs=/) {sub(/.*=/, "", $i); printf "%d", $i/1024}}' "$G_OUT")
+	case_note "4k randwrite ${w4:-?} IOPS, 1M write ${w1:-?} MiB/s"
+}
+
+# devinfo NAME VDEV [PREFIX-CMD]: queue facts of the guest's disk; sets DI_<key> (block
+# queue) and FI_<key> (frontend's own negotiated state and summed counters, if it has them)
+devinfo() {
+	g_ok -t 60 "$1" "${3:-} devinfo /dev/$2" || return 1
+	_parse_info
+}
+# feinfo NAME VDEV: refresh the FI_<key> variables (e.g. counters after I/O)
+feinfo() {
+	g_ok -t 60 "$1" "feinfo /dev/$2" || return 1
+	_parse_info
+}
+_parse_info() {
+	local kv v
+	if grep -q 'XLAB-DEVINFO' "$G_OUT"; then
+		for v in "${!DI_@}"; do unset "$v"; done
+		for kv in $(grep -o 'XLAB-DEVINFO.*' "$G_OUT" | head -1 | cut -d' ' -f3-); do
+			[[ ${kv%%=*} =~ ^[a-z_0-9]+$ ]] && printf -v "DI_${kv%%=*}" '%s' "${kv#*=}"
+		done
+	fi
+	for v in "${!FI_@}"; do unset "$v"; done
+	for kv in $(grep -o 'XLAB-FEINFO.*' "$G_OUT" | head -1 | cut -d' ' -f2-); do
+		[[ ${kv%%=*} =~ ^[a-z_0-9]+$ ]] && printf -v "FI_${kv%%=*}" '%s' "${kv#*=}"
+	done
+}
+
+# expect LABEL ACTUAL WANTED: fail the case unless equal
+expect() {
+	[ "$2" = "$3" ] && return 0
+	case_fail "$1 is '$2', expected '$3'"
+}

@@ -1,0 +1,163 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Guest-side helpers, sourced (by bash) before every command the dom0 suites run in a domU
+# through the agent (init/domU-init.sh). Everything prints to the console, which dom0 reads.
+# Real binaries are called through bash's $PATH lookup (busybox sh would prefer its own
+# applets: blkdiscard, blockdev, modprobe... exist in both).
+
+# waitdev DEV SECONDS: wait for a block device node to appear
+waitdev() {
+	local i=0
+	while [ ! -b "$1" ] && [ $i -lt $(($2 * 10)) ]; do sleep 0.1; i=$((i + 1)); done
+	[ -b "$1" ] || { echo "waitdev: $1 did not appear in $2 s"; ls /sys/block; return 1; }
+}
+
+# waitgone DEV SECONDS: wait for a block device node to disappear
+waitgone() {
+	local i=0
+	while [ -b "$1" ] && [ $i -lt $(($2 * 10)) ]; do sleep 0.1; i=$((i + 1)); done
+	[ ! -b "$1" ] || { echo "waitgone: $1 still present after $2 s"; return 1; }
+}
+
+# devinfo DEV: one line of queue facts, as KEY=VALUE words dom0 can parse
+devinfo() {
+	local d=${1#/dev/} q n=0 x
+	q=/sys/block/$d/queue
+	for x in /sys/block/"$d"/mq/*; do [ -e "$x" ] && n=$((n + 1)); done
+	echo "XLAB-DEVINFO $d sectors=$(cat /sys/block/"$d"/size) hw_queues=$n" \
+		"max_segments=$(cat $q/max_segments) max_sectors_kb=$(cat $q/max_sectors_kb)" \
+		"max_hw_sectors_kb=$(cat $q/max_hw_sectors_kb) nr_requests=$(cat $q/nr_requests)" \
+		"discard_max_bytes=$(cat $q/discard_max_bytes) write_cache=$(cat $q/write_cache | tr ' ' _)" \
+		"fua=$(cat $q/fua 2>/dev/null) lbs=$(cat $q/logical_block_size)"
+	feinfo "$1"
+}
+
+# feinfo DEV: the frontend's own view, when it exports one (xblkfront: device/xblk/* =
+# negotiated configuration, device/queue-N/* = per-queue counters, summed here as q_<name>)
+feinfo() {
+	local d=/sys/block/${1#/dev/}/device x k sum out=""
+	[ -d "$d/xblk" ] || return 0
+	for x in "$d"/xblk/*; do [ -f "$x" ] && out="$out ${x##*/}=$(cat "$x")"; done
+	for k in reads writes flushes discards read_sectors write_sectors indirect ring_full \
+		notify_out notify_in spurious errors; do
+		sum=0
+		for x in "$d"/queue-*/$k; do [ -f "$x" ] && sum=$((sum + $(cat "$x"))); done
+		out="$out q_$k=$sum"
+	done
+	echo "XLAB-FEINFO$out"
+}
+
+# devstats DEV: whatever counters the frontend driver exports under /sys/block/DEV/device/
+# (regular, small, readable files only)
+devstats() {
+	local f
+	for f in /sys/block/"${1#/dev/}"/device/* /sys/block/"${1#/dev/}"/device/*/*; do
+		[ -f "$f" ] && [ -r "$f" ] || continue
+		case ${f##*/} in uevent|modalias|driver_override|nodename|devtype) continue ;; esac
+		printf '%s=%s\n' "${f#/sys/block/*/device/}" "$(head -c 200 "$f" 2>/dev/null | tr '\n' ' ')"
+	done
+}
+
+# fe_use MODULE [param=value ...]: make MODULE the vbd frontend, with the given parameters
+# and the module defaults for the others. MODULE is xblkfront (ours: parameters written at
+# runtime in sysfs, sampled by the driver when a disk connects) or xen-blkfront (in-tree: most
+# parameters are read-only, so it is reloaded). Both bind xenbus "vbd": only one may be loaded.
+fe_use() {
+	local mod=$1 kv p
+	shift
+	case $mod in
+	xblkfront)
+		if grep -q '^xen_blkfront ' /proc/modules; then rmmod xen_blkfront || return 1; fi
+		if ! grep -q '^xblkfront ' /proc/modules; then
+			insmod /extra/xblkfront.ko || { dmesg | tail -20; return 1; }
+			# remember the defaults, to reset parameters between cases
+			for p in /sys/module/xblkfront/parameters/*; do
+				echo "${p##*/}=$(cat "$p")"
+			done > /tmp/xblkfront.defaults
+		fi
+		while IFS= read -r kv; do
+			echo "${kv#*=}" > "/sys/module/xblkfront/parameters/${kv%%=*}" 2>/dev/null
+		done < /tmp/xblkfront.defaults
+		for kv in "$@"; do
+			echo "${kv#*=}" > "/sys/module/xblkfront/parameters/${kv%%=*}" ||
+				{ echo "fe_use: cannot set ${kv%%=*}"; return 1; }
+		done
+		;;
+	xen-blkfront)
+		if grep -q '^xblkfront ' /proc/modules; then rmmod xblkfront || return 1; fi
+		if grep -q '^xen_blkfront ' /proc/modules; then rmmod xen_blkfront || return 1; fi
+		modprobe xen-blkfront "$@" || return 1
+		;;
+	*) echo "fe_use: unknown frontend $mod"; return 1 ;;
+	esac
+	p=/sys/module/${mod//-/_}/parameters
+	echo "XLAB-FEPARAMS $mod $(for kv in "$p"/*; do printf '%s=%s ' "${kv##*/}" "$(cat "$kv")"; done)"
+}
+
+# fe_unload: remove whichever frontend is loaded (no disk may be attached)
+fe_unload() {
+	local m
+	for m in xblkfront xen_blkfront; do
+		if grep -q "^$m " /proc/modules; then rmmod $m || return 1; fi
+	done
+}
+
+# xfio TAG fio-args...: run fio, print a one-line XLAB-FIO summary (+ full output on error)
+xfio() {
+	local tag=$1 rc
+	shift
+	fio --output-format=terse --terse-version=3 "$@" > /tmp/fio.out 2> /tmp/fio.err
+	rc=$?
+	# terse v3: 3 jobname, 5 error, 7 read KiB/s, 8 read IOPS, 48 write KiB/s, 49 write IOPS
+	awk -F';' -v t="$tag" -v rc=$rc '/^3;/{printf "XLAB-FIO %s/%s rc=%d err=%s read_iops=%s read_kibs=%s write_iops=%s write_kibs=%s\n", t, $3, rc, $5, $8, $7, $49, $48}' /tmp/fio.out
+	if [ $rc != 0 ] || [ -s /tmp/fio.err ]; then
+		grep -v '^3;' /tmp/fio.out | tail -20
+		tail -20 /tmp/fio.err
+	fi
+	return $rc
+}
+
+# fio_verify DEV [SIZE4K] [SIZE1M] [OFFSET]: the lab's standard data check, write then verify
+# (crc32c) with one 4 KiB random job and one 1 MiB sequential job, O_DIRECT
+fio_verify() {
+	local dev=$1 s4=${2:-8M} s1=${3:-16M} off=${4:-0}
+	xfio verify --ioengine=libaio --direct=1 --filename="$dev" --offset="$off" \
+		--verify=crc32c --do_verify=1 --verify_fatal=1 --randrepeat=0 \
+		--name=rand4k --rw=randwrite --bs=4k --size="$s4" --iodepth=16 \
+		--name=seq1m --stonewall --rw=write --bs=1M --size="$s1" --iodepth=4
+}
+
+# ext4_check DEV: mkfs, write files, umount, fsck -n clean, mount again, read back
+ext4_check() {
+	local dev=$1 rc=0
+	modprobe ext4 || return 1
+	mkfs.ext4 -q -F -E nodiscard "$dev" || { echo "mkfs failed"; return 1; }
+	mkdir -p /mnt/t && mount -t ext4 "$dev" /mnt/t || { echo "mount failed"; return 1; }
+	dd if=/dev/urandom of=/mnt/t/big bs=1M count=8 2>/dev/null
+	mkdir /mnt/t/d
+	for i in $(seq 1 40); do head -c $((i * 997)) /dev/urandom > /mnt/t/d/f$i; done
+	(cd /mnt/t && md5sum big d/* > /tmp/ext4.md5)
+	sync
+	umount /mnt/t || { echo "umount failed"; return 1; }
+	e2fsck -fn "$dev" || { echo "fsck -n found problems"; rc=1; }
+	echo 3 > /proc/sys/vm/drop_caches
+	mount -t ext4 -o ro "$dev" /mnt/t || { echo "remount failed"; return 1; }
+	(cd /mnt/t && md5sum -c /tmp/ext4.md5 >/tmp/ext4.chk 2>&1) || { echo "read-back mismatch"; grep -v OK /tmp/ext4.chk | head; rc=1; }
+	echo "ext4: $(grep -c ': OK' /tmp/ext4.chk) files verified"
+	umount /mnt/t
+	return $rc
+}
+
+# kcheck: fail if the guest kernel log has warnings/oopses we have not reported yet
+kcheck() {
+	local n old
+	n=$(dmesg | grep -cE 'BUG:|WARNING:|Oops|general protection|Call Trace|segfault at')
+	old=$(cat /tmp/kcheck.n 2>/dev/null || echo 0)
+	echo "$n" > /tmp/kcheck.n
+	if [ "$n" -gt "$old" ]; then
+		echo "kcheck: new kernel problems in the guest:"
+		dmesg | grep -E -A12 'BUG:|WARNING:|Oops|general protection|segfault at' | tail -40
+		return 1
+	fi
+}

@@ -1,0 +1,27 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# Suite "back": our xblkback in dom0, with our xblkfront (cases "ours-*") and with the in-tree
+# xen-blkfront (cases "intree-*", a subset) in the guest.
+. /lab/dom0.sh
+. /lab/cases.sh
+. /lab/suites/data-cases.sh
+G=g1 BACK=xblkback
+if [ ! -f /extra/xblkback.ko ]; then
+	case_skip all "xblkback.ko not in the image"
+	suite_end
+	exit
+fi
+FRONT=xblkfront
+[ -f /extra/xblkfront.ko ] || FRONT=xen-blkfront
+if suite_begin; then
+	if [ "$FRONT" = xblkfront ]; then
+		data_cases ours- -qdisk
+	else
+		case_skip ours-all "xblkfront.ko not in the image"
+	fi
+	FRONT=xen-blkfront
+	data_cases intree- -qdisk -nullb-q1 -persistent-beoff -ring-order2 -ring-order-fe1 -hotplug
+else
+	case_begin setup; case_fail "suite setup failed"; case_end
+fi
+suite_end

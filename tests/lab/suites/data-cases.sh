@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# The data-path case list shared by the frontend/backend suites. Source it after lib/cases.sh
+# with G, FRONT and BACK set, then call
+#     data_cases [PREFIX] [-CASE...]
+# PREFIX is put before every case name (e.g. "intree-"); -CASE leaves a case out.
+# xlab.cases=a,b on the dom0 command line (XLAB_CASES; run.sh passes $XLAB_CASES) runs only
+# those cases (with or without the prefix).
+#
+# To add a case: write c_<name>() in lib/cases.sh (or in the suite), add a line here.
+data_cases() {
+	local pfx=${1:-} skip=" ${*:2} "
+	want() {
+		[[ $skip != *" -$1 "* ]] || return 1
+		[ -z "${XLAB_CASES:-}" ] || [[ ,$XLAB_CASES, == *,$1,* ]] || [[ ,$XLAB_CASES, == *,$pfx$1,* ]]
+	}
+	want nullb-q1         && run_case "${pfx}nullb-q1" c_queues nullb0 1
+	want nullb-q2         && run_case "${pfx}nullb-q2" c_queues nullb0 2
+	want loop-q2          && run_case "${pfx}loop-q2" c_queues loop0 2
+	want indirect-off     && run_case "${pfx}indirect-off" c_indirect 0
+	want indirect-on      && run_case "${pfx}indirect-on" c_indirect 64
+	want persistent-off   && run_case "${pfx}persistent-off" c_persistent 0 1
+	want persistent-on    && run_case "${pfx}persistent-on" c_persistent 1 1
+	want persistent-beoff && run_case "${pfx}persistent-beoff" c_persistent 1 0
+	want ring-order0      && run_case "${pfx}ring-order0" c_ring 0 4
+	want ring-order2      && run_case "${pfx}ring-order2" c_ring 2 4
+	want ring-order-fe1   && run_case "${pfx}ring-order-fe1" c_ring 4 1
+	want discard          && run_case "${pfx}discard" c_discard
+	want flush            && run_case "${pfx}flush" c_flush
+	want ext4             && run_case "${pfx}ext4" c_ext4 loop1
+	want hotplug          && run_case "${pfx}hotplug" c_hotplug
+	want qdisk            && run_case "${pfx}qdisk" c_qdisk
+	return 0
+}

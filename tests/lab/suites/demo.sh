@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# Suite "demo": one guest, our frontend (xlab.front=xen-blkfront for the in-tree one) on the
+# in-tree backend over null_blk; fio random read 4 KiB, sequential read and write 1 MiB,
+# ~10 s each (xlab.runtime=N). Prints fio's IOPS/bandwidth lines. Under TCG the numbers are
+# ~1000x below hardware: a functional demo, not a benchmark.
+. /lab/dom0.sh
+. /lab/cases.sh
+G=g1 FRONT=${XLAB_FRONT:-xblkfront} BACK=${XLAB_BACK:-xen-blkback}
+RT=${XLAB_RUNTIME:-10}
+
+demo_job() {   # NAME FIO-ARGS...
+	local name=$1
+	shift
+	g_ok -t $((RT + 120)) "$G" "fio --name=$name --filename=/dev/xvdb --ioengine=libaio --direct=1 \
+		--runtime=$RT --time_based $* 2>&1 | grep -E '^ *(read|write):|IOPS|lat \(usec\): min|^Run status|err=' " || return 1
+	g_out | grep -E 'IOPS=|lat \(usec\): min' | sed "s/^ */XLAB-INFO demo\/$name: /"
+	case_note "$(grep -oE '(read|write): IOPS=[^ ]+ BW=[^ ]+' "$G_OUT" | head -1)"
+}
+c_demo() {
+	be_use "$BACK" || return 1
+	fe_use "$G" "$FRONT" || return 1
+	disk_attach "$G" nullb0 xvdb || return 1
+	case_note "$FRONT: queues=$DI_hw_queues max_hw_sectors_kb=$DI_max_hw_sectors_kb"
+	g_run "$G" "dmesg | grep -E 'xblkfront|blkfront' | tail -3"
+	demo_job randread-4k --rw=randread --bs=4k --iodepth=32 || return 1
+	demo_job seqread-1m --rw=read --bs=1M --iodepth=4 || return 1
+	demo_job seqwrite-1m --rw=write --bs=1M --iodepth=4 || return 1
+	feinfo "$G" xvdb
+	g_out | grep XLAB-FEINFO
+}
+
+if [ "$FRONT" = xblkfront ] && [ ! -f /extra/xblkfront.ko ]; then
+	case_skip fio "xblkfront.ko not in the image"
+elif suite_begin; then
+	run_case fio c_demo
+else
+	case_begin setup; case_fail "suite setup failed"; case_end
+fi
+suite_end

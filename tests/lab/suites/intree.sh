@@ -1,0 +1,14 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# Suite "intree": the in-tree pair (xen-blkfront in the guest, xen-blkback in dom0) through the
+# lab's cases. The interop baseline: when this fails, suspect the lab, not our drivers.
+. /lab/dom0.sh
+. /lab/cases.sh
+. /lab/suites/data-cases.sh
+G=g1 FRONT=xen-blkfront BACK=xen-blkback
+if suite_begin; then
+	data_cases
+else
+	case_begin setup; case_fail "suite setup failed"; case_end
+fi
+suite_end
