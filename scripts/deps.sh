@@ -243,11 +243,14 @@ if [ ! -f "$stamp" ] || [ $(( $(date +%s) - $(stat -c %Y "$stamp") )) -gt "$SID_
 	timed "sid package list" apt-get "${SID_APT[@]}" update
 	touch "$stamp"
 fi
-# The linux-source meta package depends on the newest linux-source-X.Y.
-sidsrc=$(apt-cache "${SID_APT[@]}" show linux-source 2>/dev/null |
-	 sed -n 's/^Depends: *\(linux-source-[0-9.]*\).*/\1/p' | head -n 1)
-[ -n "$sidsrc" ] || { echo "deps: no linux-source in sid" >&2; exit 1; }
-sidver=$(apt-cache "${SID_APT[@]}" show "$sidsrc" | sed -n 's/^Version: //p' | sort -V | tail -n 1)
+# The newest linux-source-X.Y in sid (during a transition sid may carry two;
+# the installed linux-source-6.1 is listed too, hence the check for a sid
+# version).
+sidsrc=$(apt-cache "${SID_APT[@]}" pkgnames linux-source- |
+	 grep -E '^linux-source-[0-9]+\.[0-9]+$' | sort -V | tail -n 1)
+sidver=$(apt-cache "${SID_APT[@]}" show "$sidsrc" 2>/dev/null |
+	 sed -n 's/^Version: //p' | sort -V | tail -n 1)
+[ -n "$sidver" ] || { echo "deps: no linux-source-X.Y in sid" >&2; exit 1; }
 kdirsid=$CACHE/linux-$sidver			# e.g. linux-7.2.13-1
 if [ ! -f "$kdirsid/.xblk-unpacked" ]; then
 	rm -rf "$kdirsid" "$CACHE/sid-deb"
