@@ -28,7 +28,8 @@ KBUILD_ARGS	= -C $(KDIR) M=$(ROOT) XBLK_ROOT=$(ROOT) XBLK_AUTOCONF=$(AUTOCONF)
 
 all: modules
 
-$(AUTOCONF): scripts/probe.sh $(wildcard scripts/probes/*.c)
+# scripts/probes itself: its time stamp changes when a probe is removed.
+$(AUTOCONF): scripts/probe.sh scripts/probes $(wildcard scripts/probes/*.c)
 	@test -f $(KDIR)/Makefile || { echo "no kernel build tree at KDIR=$(KDIR)" >&2; exit 1; }
 	scripts/probe.sh $(KDIR) $(PROBE_DIR)
 
