@@ -38,6 +38,7 @@ done
 wait
 
 fail=0
+nfail=0
 for t in "$@"; do
 	log=$logs/$t.log
 	rc=$(cat "$logs/$t.rc" 2>/dev/null || echo 99)
@@ -51,10 +52,13 @@ for t in "$@"; do
 		"$t" "${execs:-?}" "$secs" "${cov:-?}" "${corp:-?}" "$findings"
 	if [ "$rc" != 0 ] || [ "$findings" != 0 ]; then
 		fail=1
+		nfail=$((nfail + 1))
 		echo "--- $t: exit $rc; artifacts in $out/fuzz-artifacts/$t; log tail:"
 		grep -E 'FUZZ_ASSERT|ERROR: |SUMMARY|runtime error|Test unit written' "$log" | head -n 20
 		tail -n 15 "$log"
 	fi
 done
 [ "$fail" = 0 ] && echo "fuzz: no findings" || echo "fuzz: FINDINGS (see above)"
+# One count per target, in the form scripts/test-all.sh sums up.
+echo "fuzz: $(($# - nfail)) passed, $nfail failed"
 exit $fail
