@@ -13,17 +13,23 @@
 # passed). A skipped case (module not written yet) counts as neither.
 #
 # Environment:
-#   XLAB_CASES=a,b          run only these cases of the suites that honour it
-#   XLAB_OPTS="k=v ..."     extra dom0 command line words, passed to suites as XLAB_<K>
-#                           (e.g. XLAB_OPTS=front=xen-blkfront for the demo on the in-tree driver)
-#   XLAB_VERBOSE=1          stream the whole serial console (always in out/logs/<suite>*.log)
+#   XLAB_CASES=a,b          run only these cases (data-case suites)
+#   XLAB_OPTS="k=v ..."     passed to the dom0 suites as XLAB_<K> (e.g. "front=xen-blkfront
+#                           runtime=20" for the demo on the in-tree frontend, 20 s per job)
+#   XLAB_VERBOSE=1          stream the whole serial console (it is always in out/logs/)
 #   XLAB_NO_APT=1           never run apt-get (fail if something is missing)
 #   XLAB_NO_BUILD=1         reuse out/modules as they are
 #   XLAB_STRICT=1           skipped cases make the run fail
 #   XLAB_TOTAL_TIMEOUT=s    whole script incl. waiting for the lock (default 3600)
-#   XLAB_QEMU_TIMEOUT=s     one boot (default per suite: demo 480, others 1200)
+#   XLAB_QEMU_TIMEOUT=s     one boot (default per suite: demo 480, back 1500, others 1200)
 #   XLAB_LOCK_WAIT=s        how long to wait for another lab run (default 2400)
+#   XLAB_ACCEL, XLAB_CPU    QEMU -accel / -cpu (default tcg,thread=multi / max)
 #   XLAB_SHELL=1            boot one dom0 with an interactive shell on this terminal, no suite
+#
+# The whole script is one function called on the last line: bash reads a script while it runs
+# it, and other people edit this file while a lab run (which can take 30 min) is in progress.
+
+main() {
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
@@ -31,12 +37,18 @@ OUT=${XLAB_OUT:-$HERE/out}
 LOCK=/tmp/xblk-lab.lock
 TOTAL_TIMEOUT=${XLAB_TOTAL_TIMEOUT:-3600}
 ALL_SUITES="intree front back demo"
-RESULTS=$OUT/results.txt
+mkdir -p "$OUT/logs"
+
+if [ -z "${XLAB_INNER:-}" ] && [ -z "${XLAB_SHELL:-}" ]; then
+	outer "$@"
+else
+	inner "$@"
+fi
+}
 
 ts() { date +%T; }
 say() { echo "[lab $(ts)] $*"; }
 
-# ------------------------------------------------------------------ summary
 # Count the XLAB-CASE lines of $RESULTS, print the closing lines, return the exit status.
 summary() {
 	local p f s
@@ -52,9 +64,11 @@ summary() {
 }
 
 # ------------------------------------------------------------------ outer: hard timeout
-# The real work runs in a child under timeout(1); if that is killed, we still report.
-if [ -z "${XLAB_INNER:-}" ] && [ -z "${XLAB_SHELL:-}" ]; then
-	mkdir -p "$OUT"
+# The real work runs in a child under timeout(1); if that is stopped, we still report what it
+# had finished, plus the cases of the boot in progress.
+outer() {
+	local child rc line
+	export RESULTS=$OUT/results.$$ XLAB_CURRENT=$OUT/current.$$
 	: > "$RESULTS"
 	XLAB_INNER=1 timeout -k 60 "$TOTAL_TIMEOUT" "$0" "$@" &
 	child=$!
@@ -64,52 +78,157 @@ if [ -z "${XLAB_INNER:-}" ] && [ -z "${XLAB_SHELL:-}" ]; then
 	# a signal interrupts wait: wait again for the child's own cleanup
 	while kill -0 $child 2>/dev/null; do wait $child; rc=$?; done
 	if [ $rc = 124 ] || [ $rc = 137 ] || [ $rc -gt 128 ]; then
+		if [ -s "$XLAB_CURRENT" ] && [ -f "$(cat "$XLAB_CURRENT")" ]; then
+			boot_results "$(cat "$XLAB_CURRENT")" '[^/]*' live | sed 's/$/ [run stopped]/' | tee -a "$RESULTS"
+		fi
 		line="XLAB-CASE lab/run: FAIL the run was stopped (rc=$rc; timeout ${TOTAL_TIMEOUT}s or signal)"
 		echo "$line" | tee -a "$RESULTS"
-		summary
-		exit 1
+		rc=1
 	fi
-	exit $rc
-fi
+	cp "$RESULTS" "$OUT/results.txt" 2>/dev/null
+	rm -f "$RESULTS" "$XLAB_CURRENT"
+	return $rc
+}
 
 # ------------------------------------------------------------------ inner
-QEMU_PID=
+MY_QEMU=
 cleanup() {
 	local p
-	# never leave a QEMU behind
-	if [ -f "$OUT/qemu.pid" ]; then
+	# never leave our QEMU behind (and never touch another run's)
+	if [ -n "$MY_QEMU" ] && [ -f "$OUT/qemu.pid" ]; then
 		p=$(cat "$OUT/qemu.pid" 2>/dev/null)
 		if [ -n "$p" ] && grep -q qemu-system "/proc/$p/cmdline" 2>/dev/null; then
 			say "stopping QEMU (pid $p)"
 			kill -TERM "$p" 2>/dev/null; sleep 2; kill -KILL "$p" 2>/dev/null
 		fi
-		rm -f "$OUT/qemu.pid"
+		rm -f "$OUT/qemu.pid" "$OUT/serial.in"
 	fi
-	[ -n "$QEMU_PID" ] && kill -TERM "$QEMU_PID" 2>/dev/null
-	exec 3>&- 2>/dev/null
-	rm -f "$OUT/serial.in"
 }
-trap cleanup EXIT
-trap 'exit 143' TERM INT
 
-if [ -n "${XLAB_SHELL:-}" ]; then
-	SUITES=()
-else
-	if [ $# = 0 ]; then read -r -a SUITES <<< "$ALL_SUITES"; else SUITES=("$@"); fi
-	for s in "${SUITES[@]}"; do
-		if [ ! -f "$HERE/suites/$s.sh" ] || [ "$s" = data-cases ]; then
-			echo "unknown suite '$s' (have: $ALL_SUITES)" >&2
-			exit 2
-		fi
+inner() {
+	local s missing v w suite tmo try log bs qrc res why
+	RESULTS=${RESULTS:-$OUT/results.txt}
+	XLAB_CURRENT=${XLAB_CURRENT:-/dev/null}
+	trap cleanup EXIT
+	trap 'exit 143' TERM INT
+
+	if [ -n "${XLAB_SHELL:-}" ]; then
+		SUITES=()
+	else
+		if [ $# = 0 ]; then read -r -a SUITES <<< "$ALL_SUITES"; else SUITES=("$@"); fi
+		for s in "${SUITES[@]}"; do
+			if [ ! -f "$HERE/suites/$s.sh" ] || [ "$s" = data-cases ]; then
+				echo "unknown suite '$s' (have: $ALL_SUITES)" >&2
+				exit 2
+			fi
+		done
+	fi
+	T0=$SECONDS
+
+	# -------------------------------------------------------------- packages
+	PKGS="qemu-system-x86 qemu-system-xen xen-hypervisor-4.17-amd64 xen-utils-4.17 xen-utils-common
+	      xenstore-utils linux-image-amd64 linux-headers-amd64 busybox-static fio cpio kmod
+	      e2fsprogs util-linux dmsetup make gcc perl xz-utils git"
+	# shellcheck disable=SC2086
+	missing=$(pkg_missing $PKGS | tr '\n' ' ')
+	# shellcheck disable=SC2086
+	[ -n "${missing// /}" ] && apt_install $missing
+
+	if ! KVER=$(pick_kver); then
+		v=$(ls /boot/vmlinuz-6.1.0-*-amd64 2>/dev/null | sed 's,.*/vmlinuz-,,' | sort -rV | head -1)
+		[ -n "$v" ] && apt_install "linux-headers-$v"
+		KVER=$(pick_kver) || { echo "no 6.1 kernel image with matching headers" >&2; exit 2; }
+	fi
+	KDIR=/lib/modules/$KVER/build
+	say "kernel $KVER (headers $KDIR)"
+
+	# -------------------------------------------------------------- one lab at a time
+	# Two QEMUs on 2 cores slow each other ~10x: every lab run holds this lock around build+boot
+	exec 9> "$LOCK"
+	if ! flock -n 9; then
+		say "waiting for the lab lock $LOCK (another lab run is active) ..."
+		flock -w "${XLAB_LOCK_WAIT:-2400}" 9 || { echo "gave up waiting for $LOCK" >&2; exit 2; }
+		say "got the lab lock"
+	fi
+	# a QEMU started by something that does not take the lock (e.g. the reference recipe)
+	w=0
+	while [ -n "$(foreign_qemu)" ] && [ $w -lt "${XLAB_LOCK_WAIT:-2400}" ]; do
+		[ $w = 0 ] && say "another qemu-system-x86_64 is running (pid $(foreign_qemu)), waiting for it to end ..."
+		sleep 10; w=$((w + 10))
 	done
-fi
-mkdir -p "$OUT/logs"
-T0=$SECONDS
 
-# ------------------------------------------------------------------ packages
-PKGS="qemu-system-x86 qemu-system-xen xen-hypervisor-4.17-amd64 xen-utils-4.17 xen-utils-common
-      xenstore-utils linux-image-amd64 linux-headers-amd64 busybox-static fio cpio kmod
-      e2fsprogs util-linux dmsetup make gcc perl xz-utils git"
+	# -------------------------------------------------------------- build
+	if [ -z "${XLAB_NO_BUILD:-}" ]; then
+		build_modules
+	else
+		BUILD_RC=0
+		say "XLAB_NO_BUILD: using $(ls "$OUT/modules" 2>/dev/null | tr '\n' ' ')"
+	fi
+	say "building images"
+	OUT=$OUT "$HERE/build-images.sh" "$KVER" > "$OUT/images.log" 2>&1 ||
+		{ tail -20 "$OUT/images.log"; echo "image build failed" >&2; exit 2; }
+	say "images built ($((SECONDS - T0)) s so far)"
+
+	if [ -n "${XLAB_SHELL:-}" ]; then
+		say "interactive dom0 (xl, xenstore, blkback, null_blk...); 'poweroff -f' ends it"
+		boot "" "$OUT/logs/shell.log" "${XLAB_QEMU_TIMEOUT:-3600}"
+		exit $?
+	fi
+
+	# -------------------------------------------------------------- suites
+	for suite in "${SUITES[@]}"; do
+		case $suite in
+		front) need_module "$suite" blkfront xblkfront.ko | tee -a "$RESULTS" | grep -q . && continue ;;
+		back) need_module "$suite" blkback xblkback.ko | tee -a "$RESULTS" | grep -q . && continue ;;
+		demo)
+			if [[ " ${XLAB_OPTS:-} " != *" front=xen-blkfront "* ]]; then
+				need_module "$suite" blkfront xblkfront.ko | tee -a "$RESULTS" | grep -q . && continue
+			fi ;;
+		esac
+		case $suite in demo) tmo=480 ;; back) tmo=1500 ;; *) tmo=1200 ;; esac
+		tmo=${XLAB_QEMU_TIMEOUT:-$tmo}
+		for try in 1 2; do
+			log=$OUT/logs/$suite.log
+			[ $try = 2 ] && log=$OUT/logs/$suite.retry.log
+			rm -f "$log"
+			echo "$log" > "$XLAB_CURRENT" 2>/dev/null
+			say "suite $suite: booting Xen (boot $try, timeout ${tmo}s, console: ${log#"$REPO"/})"
+			bs=$SECONDS
+			boot "$suite" "$log" "$tmo"
+			qrc=$?
+			res=$(boot_results "$log" "$suite")
+			if grep -q "XLAB-SUITE-END $suite" "$log" && [ -n "$res" ]; then
+				say "suite $suite: boot finished in $((SECONDS - bs)) s (qemu rc=$qrc)"
+				break
+			fi
+			why="qemu rc=$qrc"
+			[ "$qrc" = 124 ] && why="timeout after ${tmo}s"
+			grep -q XLAB-BOOT-ERROR "$log" && why="$why, $(grep -o 'XLAB-BOOT-ERROR.*' "$log" | head -1)"
+			grep -qE 'Kernel panic|Panic on CPU' "$log" &&
+				why="$why, $(grep -oE 'Kernel panic.*|Panic on CPU.*' "$log" | head -1)"
+			# a boot that ended early but did report cases is not retried (a hanging driver
+			# would only hang again); one that reported nothing (crash, flake) is, once
+			if [ -n "$res" ]; then
+				res="$res"$'\n'"XLAB-CASE $suite/boot: FAIL the suite did not finish ($why), see ${log#"$REPO"/}"
+				break
+			fi
+			if [ $try = 1 ]; then
+				echo "XLAB-RETRY $suite: boot 1 produced no result ($why); booting once more"
+				mv "$log" "$OUT/logs/$suite.boot1.log"
+				continue
+			fi
+			res="XLAB-CASE $suite/boot: FAIL no result in 2 boots ($why), see ${log#"$REPO"/}"
+		done
+		[ $try = 2 ] && res=$(echo "$res" | sed '/^XLAB-CASE [^ ]*\/boot: FAIL/!s/$/ [retry boot]/')
+		: > "$XLAB_CURRENT" 2>/dev/null
+		echo "$res" | grep . | tee -a "$RESULTS"
+	done
+
+	say "total $((SECONDS - T0)) s"
+	summary
+}
+
+# ------------------------------------------------------------------ helpers
 pkg_missing() {
 	local p
 	for p in "$@"; do
@@ -126,9 +245,6 @@ apt_install() {
 	apt-get install -y -qq --no-install-recommends "$@" >> "$OUT/apt.log" 2>&1 ||
 		{ tail -20 "$OUT/apt.log"; echo "apt-get install failed" >&2; exit 2; }
 }
-# shellcheck disable=SC2086
-missing=$(pkg_missing $PKGS | tr '\n' ' ')
-[ -n "${missing// /}" ] && apt_install $missing
 
 # The kernel the lab boots and the headers we build against must be the same 6.1 ABI
 # (vermagic): pair /boot/vmlinuz-6.1.0-N-amd64 with /lib/modules/6.1.0-N-amd64/build. Newer
@@ -136,35 +252,14 @@ missing=$(pkg_missing $PKGS | tr '\n' ' ')
 pick_kver() {
 	local v
 	for v in $(ls /boot/vmlinuz-6.1.0-*-amd64 2>/dev/null | sed 's,.*/vmlinuz-,,' | sort -rV); do
-		[ -f "/lib/modules/$v/build/Makefile" ] && [ -f "/lib/modules/$v/modules.dep" ] && { echo "$v"; return 0; }
+		[ -f "/lib/modules/$v/build/Makefile" ] && [ -f "/lib/modules/$v/modules.dep" ] &&
+			{ echo "$v"; return 0; }
 	done
 	return 1
 }
-if ! KVER=$(pick_kver); then
-	v=$(ls /boot/vmlinuz-6.1.0-*-amd64 2>/dev/null | sed 's,.*/vmlinuz-,,' | sort -rV | head -1)
-	[ -n "$v" ] && apt_install "linux-headers-$v"
-	KVER=$(pick_kver) || { echo "no 6.1 kernel image with matching headers" >&2; exit 2; }
-fi
-KDIR=/lib/modules/$KVER/build
-say "kernel $KVER (headers $KDIR)"
 
-# ------------------------------------------------------------------ one lab at a time
-# Two QEMUs on 2 cores slow each other ~10x: every lab run takes this lock around build+boot.
-exec 9> "$LOCK"
-if ! flock -n 9; then
-	say "waiting for the lab lock $LOCK (another lab run is active) ..."
-	flock -w "${XLAB_LOCK_WAIT:-2400}" 9 || { echo "gave up waiting for $LOCK" >&2; exit 2; }
-	say "got the lab lock"
-fi
-# a QEMU started by something that does not take the lock (e.g. the reference recipe)
 foreign_qemu() { pgrep -x qemu-system-x86_64 2>/dev/null | head -1; }
-w=0
-while [ -n "$(foreign_qemu)" ] && [ $w -lt "${XLAB_LOCK_WAIT:-2400}" ]; do
-	[ $w = 0 ] && say "another qemu-system-x86_64 is running (pid $(foreign_qemu)), waiting for it to end ..."
-	sleep 10; w=$((w + 10))
-done
 
-# ------------------------------------------------------------------ build
 # Built in a private copy of the work tree (tracked + untracked, not ignored files) so that we
 # neither see nor disturb other people's build products in the shared checkout.
 build_modules() {
@@ -200,35 +295,39 @@ build_modules() {
 	fi
 	say "built: $(ls "$OUT/modules" | tr '\n' ' ')"
 }
-if [ -z "${XLAB_NO_BUILD:-}" ]; then
-	build_modules
-else
-	BUILD_RC=0
-	say "XLAB_NO_BUILD: using $(ls "$OUT/modules" 2>/dev/null | tr '\n' ' ')"
-fi
-say "building images"
-OUT=$OUT "$HERE/build-images.sh" "$KVER" > "$OUT/images.log" 2>&1 ||
-	{ tail -20 "$OUT/images.log"; echo "image build failed" >&2; exit 2; }
-say "images built ($((SECONDS - T0)) s so far)"
 
-# ------------------------------------------------------------------ boot
-XEN_CMDLINE="console=com1 com1=115200,8n1 dom0_mem=1024M,max:1024M dom0_max_vcpus=2 loglvl=all guest_loglvl=all smap=0"
+# requirements of a suite: our module, or a SKIP/FAIL line explaining why it is missing
+need_module() {   # SUITE DIR KO
+	[ -f "$OUT/modules/$3" ] && return 0
+	if [ ! -f "$REPO/$2/Kbuild" ] && [ ! -f "$REPO/$2/Makefile" ]; then
+		echo "XLAB-CASE $1/all: SKIP $3 not built ($2/ has no Kbuild yet)"
+	else
+		echo "XLAB-CASE $1/all: FAIL $3 not built (make rc=$BUILD_RC, see tests/lab/out/build.log)"
+	fi
+	return 1
+}
+
 # smap=0: with QEMU's -cpu max (TCG) Xen's PV entry path faults on SMAP and dom0 dies on its
-#         first exception bounce; dom0 with 1 vCPU stalls under TCG: keep 2.
+# first exception bounce. dom0 needs 2 vCPUs (with 1 it stalls under TCG).
+XEN_CMDLINE="console=com1 com1=115200,8n1 dom0_mem=1024M,max:1024M dom0_max_vcpus=2 loglvl=all guest_loglvl=all smap=0"
 
-# boot SUITE LOG [TIMEOUT]: one QEMU run; the console goes to LOG with "[seconds] " stamps;
+# boot SUITE LOG TIMEOUT: one QEMU run; the console goes to LOG with "[seconds] " stamps;
 # case lines are echoed live. Returns QEMU's status (124 = timeout).
 boot() {
 	local suite=$1 log=$2 tmo=$3 dom0_cmdline initrd start rc w
-	dom0_cmdline="console=hvc0 earlyprintk=xen loglevel=6 ${suite:+xlab.suites=$suite} ${XLAB_CASES:+xlab.cases=$XLAB_CASES}"
+	# xlab.budget: dom0 stops starting cases when its uptime passes it, so that a slow or hanging
+	# suite still ends with a complete report before QEMU's timeout
+	dom0_cmdline="console=hvc0 earlyprintk=xen loglevel=6 ${suite:+xlab.suites=$suite} xlab.budget=$((tmo - 120)) ${XLAB_CASES:+xlab.cases=$XLAB_CASES}"
 	for w in ${XLAB_OPTS:-}; do dom0_cmdline="$dom0_cmdline xlab.$w"; done
 	[ -n "${XLAB_SHELL:-}" ] && dom0_cmdline="$dom0_cmdline xlab.mode=shell"
 	# QEMU's multiboot -initrd is a comma separated module list: ",," is a literal comma
 	initrd="$OUT/vmlinuz ${dom0_cmdline//,/,,},$OUT/dom0.cpio"
-	local cmd=(qemu-system-x86_64 -machine pc -accel tcg,thread=multi -cpu max -smp 2 -m 3072
+	local cmd=(qemu-system-x86_64 -machine pc -accel "${XLAB_ACCEL:-tcg,thread=multi}"
+		-cpu "${XLAB_CPU:-max}" -smp 2 -m 3072
 		-display none -vga none -monitor none -no-reboot -nodefaults -serial stdio
 		-pidfile "$OUT/qemu.pid" -kernel "$OUT/xen" -append "$XEN_CMDLINE" -initrd "$initrd")
 	printf '%q ' "${cmd[@]}" > "$log.cmd"
+	MY_QEMU=1
 	if [ -n "${XLAB_SHELL:-}" ]; then
 		timeout -k 10 "$tmo" "${cmd[@]}"
 		return $?
@@ -259,12 +358,14 @@ boot() {
 	rc=$(cat "$OUT/qemu.rc" 2>/dev/null || echo 255)
 	exec 3>&-
 	rm -f "$OUT/serial.in" "$OUT/qemu.pid"
+	MY_QEMU=
 	return "$rc"
 }
 
-# results of one boot: the XLAB-SUMMARY block if the suite finished, else the live lines
-boot_results() {   # LOG SUITE
-	if grep -q "XLAB-SUMMARY-END $2" "$1"; then
+# boot_results LOG SUITE [live]: the case lines of one boot: the XLAB-SUMMARY block if the
+# suite finished (kernel messages cannot interleave with it), else the live lines
+boot_results() {
+	if [ -z "${3:-}" ] && grep -q "XLAB-SUMMARY-END $2" "$1"; then
 		sed -n 's/^\[[ 0-9.]*\] //; s/^.*\(XLAB-SUMMARY \)/\1/p' "$1" | grep "^XLAB-SUMMARY $2/" |
 			sed 's/^XLAB-SUMMARY /XLAB-CASE /'
 	else
@@ -272,62 +373,5 @@ boot_results() {   # LOG SUITE
 	fi | grep -E '^XLAB-CASE [^ ]+/[^ ]+: (PASS|FAIL|SKIP)'
 }
 
-if [ -n "${XLAB_SHELL:-}" ]; then
-	say "interactive dom0 (xl, xenstore, blkback, null_blk...); 'poweroff -f' ends it"
-	boot "" "$OUT/logs/shell.log" "${XLAB_QEMU_TIMEOUT:-3600}"
-	exit $?
-fi
-
-# requirements of each suite: our modules, or a SKIP/FAIL explaining why they are missing
-need_module() {   # SUITE DIR KO
-	[ -f "$OUT/modules/$3" ] && return 0
-	if [ ! -f "$REPO/$2/Kbuild" ] && [ ! -f "$REPO/$2/Makefile" ]; then
-		echo "XLAB-CASE $1/all: SKIP $3 not built ($2/ has no Kbuild yet)"
-	else
-		echo "XLAB-CASE $1/all: FAIL $3 not built (make rc=$BUILD_RC, see tests/lab/out/build.log)"
-	fi
-	return 1
-}
-
-for suite in "${SUITES[@]}"; do
-	case $suite in
-	front) need_module "$suite" blkfront xblkfront.ko | tee -a "$RESULTS" | grep -q . && continue ;;
-	demo)
-		if [[ " ${XLAB_OPTS:-} " != *" front=xen-blkfront "* ]]; then
-			need_module "$suite" blkfront xblkfront.ko | tee -a "$RESULTS" | grep -q . && continue
-		fi ;;
-	back) need_module "$suite" blkback xblkback.ko | tee -a "$RESULTS" | grep -q . && continue ;;
-	esac
-	case $suite in demo) tmo=480 ;; *) tmo=1200 ;; esac
-	tmo=${XLAB_QEMU_TIMEOUT:-$tmo}
-	for try in 1 2; do
-		log=$OUT/logs/$suite.log
-		[ $try = 2 ] && log=$OUT/logs/$suite.retry.log
-		rm -f "$log"
-		say "suite $suite: booting Xen (boot $try, timeout ${tmo}s, console: ${log#"$REPO"/})"
-		bs=$SECONDS
-		boot "$suite" "$log" "$tmo"
-		qrc=$?
-		res=$(boot_results "$log" "$suite")
-		if grep -q "XLAB-SUITE-END $suite" "$log" && [ -n "$res" ]; then
-			say "suite $suite: boot finished in $((SECONDS - bs)) s (qemu rc=$qrc)"
-			break
-		fi
-		why="qemu rc=$qrc"
-		[ $qrc = 124 ] && why="timeout after ${tmo}s"
-		grep -q XLAB-BOOT-ERROR "$log" && why="$why, $(grep -o 'XLAB-BOOT-ERROR.*' "$log" | head -1)"
-		grep -qE 'segfault at|Kernel panic|Panic on CPU' "$log" &&
-			why="$why, $(grep -oE '[^ ]+ segfault at|Kernel panic.*|Panic on CPU.*' "$log" | head -1)"
-		if [ $try = 1 ]; then
-			echo "XLAB-RETRY $suite: boot 1 produced no complete result ($why; $(echo "$res" | grep -c .) case lines); booting once more"
-			mv "$log" "$OUT/logs/$suite.boot1.log"
-			continue
-		fi
-		res="$res"$'\n'"XLAB-CASE $suite/boot: FAIL no complete result in 2 boots ($why), see ${log#"$REPO"/}"
-	done
-	[ $try = 2 ] && res=$(echo "$res" | sed '/^XLAB-CASE [^ ]*\/boot: FAIL/!s/$/ [retry boot]/')
-	echo "$res" | grep . | tee -a "$RESULTS"
-done
-
-say "total $((SECONDS - T0)) s"
-summary
+main "$@"
+exit $?

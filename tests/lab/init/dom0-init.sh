@@ -35,7 +35,7 @@ die() {
 
 # xlab.* command line options -> XLAB_* environment
 SUITES=
-MODE=test
+MODE="test"
 for a in $(cat /proc/cmdline); do
 	case $a in
 	xlab.suites=*) SUITES=${a#*=} ;;

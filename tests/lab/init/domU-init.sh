@@ -22,21 +22,27 @@ me=$(xenstore-read domid)
 P=/local/domain/$me/data/xlab
 echo "XLAB[domU $(cut -d' ' -f1 /proc/uptime)] agent up: domid $me, $(nproc) vcpus, kernel $(uname -r)"
 
-# A watch on the command node wakes us up; the read timeout re-polls in case an event is lost.
-mkfifo /tmp/cmdwatch
-xenstore-watch "$P/cmd" > /tmp/cmdwatch &
-exec 3< /tmp/cmdwatch
-xenstore-write "$P/rc" "0 0"
-last=0
-while :; do
-	read -t 5 -r _ <&3 || sleep 1   # (EOF would spin: the sleep bounds it)
-	c=$(xenstore-read "$P/cmd" 2>/dev/null) || continue
-	seq=${c%% *}
-	[ "$seq" = "$last" ] && continue
-	last=$seq
-	echo "XLAB-G-BEGIN $seq"
-	bash -c ". /lab/guest.sh; ${c#* }" </dev/null 2>&1
-	rc=$?
-	echo "XLAB-G-END $seq rc=$rc"
-	xenstore-write "$P/rc" "$seq $rc"
-done
+# agent CMDKEY RCKEY: a watch on the command node wakes us up; the read timeout re-polls in case
+# an event is lost. Two agents run: "cmd" for the suites' commands, "dcmd" for diagnostics
+# while a "cmd" command hangs (dom0 uses it before it gives up on a guest).
+agent() {
+	mkfifo /tmp/watch.$1
+	xenstore-watch "$P/$1" > /tmp/watch.$1 &
+	exec 3< /tmp/watch.$1
+	xenstore-write "$P/$2" "0 0"
+	last=0
+	while :; do
+		read -t 5 -r _ <&3 || sleep 1   # (EOF would spin: the sleep bounds it)
+		c=$(xenstore-read "$P/$1" 2>/dev/null) || continue
+		seq=${c%% *}
+		[ "$seq" = "$last" ] && continue
+		last=$seq
+		echo "XLAB-G-BEGIN $seq"
+		bash -c ". /lab/guest.sh; ${c#* }" </dev/null 2>&1
+		rc=$?
+		echo "XLAB-G-END $seq rc=$rc"
+		xenstore-write "$P/$2" "$seq $rc"
+	done
+}
+agent dcmd drc &
+agent cmd rc

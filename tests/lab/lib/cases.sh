@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2154
+# (DI_* and FI_* are set dynamically by devinfo/feinfo in lib/dom0.sh)
 #
 # The lab's reusable cases (dom0 side). A suite sets
 #   G       the guest to use (created by suite_begin)

@@ -18,7 +18,7 @@ LAB_TMP=/tmp/xlab
 mkdir -p $LAB_TMP
 : > $LAB_TMP/results.$LAB_SUITE
 [ -f $LAB_TMP/seq ] || echo 0 > $LAB_TMP/seq
-CMD_TIMEOUT=${XLAB_CMD_TIMEOUT:-240}     # default per guest command, seconds
+CMD_TIMEOUT=${XLAB_CMD_TIMEOUT:-120}     # default per guest command, seconds
 CONSOLE_DIR=/var/log/xen/console
 
 declare -A G_DOMID G_WATCHFD G_WATCHPID G_TAILPID G_BAD G_ARGS
@@ -86,6 +86,12 @@ run_case() {
 	local name=$1 fn=$2 d g
 	shift 2
 	case_begin "$name"
+	# the boot has a hard timeout: rather than being killed mid-case, report what is left
+	if [ -n "${XLAB_BUDGET:-}" ] && [ "$(cut -d. -f1 /proc/uptime)" -gt "$XLAB_BUDGET" ]; then
+		case_fail "not run: the boot's time budget (${XLAB_BUDGET}s) is used up"
+		case_end
+		return
+	fi
 	if [ -n "${G:-}" ] && [ -n "${G_ARGS[$G]}" ] && ! guest_ensure "$G"; then
 		case_fail "guest $G could not be (re)created"
 	elif ! "$fn" "$@"; then
@@ -100,6 +106,7 @@ run_case() {
 	if [ -n "${G:-}" ] && [ -n "${G_DOMID[$G]}" ] && [ -z "${G_BAD[$G]}" ]; then
 		g_run -t 60 "$G" kcheck ||
 			case_fail "guest kernel log: $(grep -v '^XLAB-' "$G_OUT" | head -3 | tr '\n' '|' | cut -c1-300)"
+		grep -q '^kcheck: user-space crash' "$G_OUT" && case_note "guest $(grep -m1 '^kcheck: user-space crash' "$G_OUT" | cut -c9-150)"
 	fi
 	dom0_kcheck || true
 	for g in "${!G_BAD[@]}"; do
@@ -112,15 +119,23 @@ run_case() {
 	case_end
 }
 
-# dom0 kernel problems since the last check fail the current case
+# dom0 kernel problems (BUG/WARNING/Oops/kernel GPF/hung task) since the last check fail the
+# current case. User-space crashes are only noted: under TCG, dom0 processes rarely die
+# spuriously (see README); a case they break fails on its own.
+KPROBLEM='BUG:|WARNING:|Oops|general protection fault,|Call Trace:|blocked for more than'
+UCRASH='segfault at|traps:'
 dom0_kcheck() {
-	local n old
-	n=$(dmesg | grep -cE 'BUG:|WARNING:|Oops|general protection|Call Trace|segfault at')
-	old=$(cat $LAB_TMP/kcheck.n 2>/dev/null || echo 0)
-	echo "$n" > $LAB_TMP/kcheck.n
-	if [ "$n" -gt "$old" ]; then
-		dmesg | grep -E -A12 'BUG:|WARNING:|Oops|general protection|segfault at' | tail -40
-		case_fail "dom0 kernel log has new BUG/WARNING/Oops/segfault lines"
+	local n old u uold
+	n=$(dmesg | grep -cE "$KPROBLEM")
+	u=$(dmesg | grep -cE "$UCRASH")
+	read -r old uold < $LAB_TMP/kcheck.n 2>/dev/null || { old=0 uold=0; }
+	echo "$n $u" > $LAB_TMP/kcheck.n
+	if [ "$u" -gt "${uold:-0}" ]; then
+		case_note "dom0 user-space crash (TCG flake?): $(dmesg | grep -E "$UCRASH" | tail -1 | cut -c1-120)"
+	fi
+	if [ "$n" -gt "${old:-0}" ]; then
+		dmesg | grep -E -A12 "$KPROBLEM" | tail -40
+		case_fail "dom0 kernel log has new BUG/WARNING/Oops lines: $(dmesg | grep -E "$KPROBLEM" | tail -1 | cut -c1-150)"
 	fi
 }
 
@@ -192,9 +207,13 @@ guest_destroy() {
 	local name=$1 i
 	xl destroy "$name" 2>/dev/null || { sleep 1; xl destroy "$name" 2>/dev/null; }
 	i=0
-	while xenstore-exists "/local/domain/${G_DOMID[$name]}" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
+	while [ -n "${G_DOMID[$name]}" ] && xenstore-exists "/local/domain/${G_DOMID[$name]}" 2>/dev/null &&
+		[ $i -lt 50 ]; do
+		sleep 0.2; i=$((i + 1))
+	done
 	[ -n "${G_WATCHPID[$name]}" ] && kill "${G_WATCHPID[$name]}" 2>/dev/null
-	[ -n "${G_WATCHFD[$name]}" ] && exec {G_WATCHFD[$name]}<&-
+	local wfd=${G_WATCHFD[$name]}
+	[ -n "$wfd" ] && exec {wfd}<&-
 	sleep 0.5   # let the console tail print the last lines
 	[ -n "${G_TAILPID[$name]}" ] && kill "${G_TAILPID[$name]}" 2>/dev/null
 	pkill_tail "$name"
@@ -227,14 +246,20 @@ guest_ensure() {
 # in the guest. Sets G_RC (124 = timeout, the guest is then marked bad) and G_OUT (file with the
 # output). Returns G_RC. Must not be called in a $(...) subshell (G_RC/G_OUT would be lost).
 g_run() {
-	local t=$CMD_TIMEOUT name seq domid fd r t0 i
-	[ "$1" = -t ] && { t=$2; shift 2; }
+	local t=$CMD_TIMEOUT name seq domid fd r t0 i ck=cmd rk=rc diag=
+	while :; do
+		case $1 in
+		-t) t=$2; shift 2 ;;
+		-d) diag=1 ck=dcmd rk=drc; shift ;;   # the diagnostics agent (works while cmd hangs)
+		*) break ;;
+		esac
+	done
 	name=$1
 	shift
 	domid=${G_DOMID[$name]}
 	G_OUT=$LAB_TMP/out.none
 	: > "$G_OUT"
-	if [ -z "$domid" ] || [ -n "${G_BAD[$name]}" ]; then
+	if [ -z "$domid" ] || { [ -n "${G_BAD[$name]}" ] && [ -z "$diag" ]; }; then
 		G_RC=125
 		log "g_run $name: guest not running"
 		return $G_RC
@@ -245,19 +270,23 @@ g_run() {
 	echo $seq > $LAB_TMP/seq
 	G_OUT=$LAB_TMP/out.$seq
 	log "[$name #$seq] $*"
-	xenstore-write "/local/domain/$domid/data/xlab/cmd" "$seq $*" ||
-		xenstore-write "/local/domain/$domid/data/xlab/cmd" "$seq $*"
+	xenstore-write "/local/domain/$domid/data/xlab/$ck" "$seq $*" ||
+		xenstore-write "/local/domain/$domid/data/xlab/$ck" "$seq $*"
 	t0=$SECONDS
 	G_RC=124
 	while [ $((SECONDS - t0)) -lt "$t" ]; do
-		r=$(xenstore-read "/local/domain/$domid/data/xlab/rc" 2>/dev/null)
+		r=$(xenstore-read "/local/domain/$domid/data/xlab/$rk" 2>/dev/null)
 		if [ "${r%% *}" = "$seq" ]; then G_RC=${r#* }; break; fi
-		if ! read -r -t 10 -u "$fd" _; then
+		if [ -n "$diag" ]; then
+			sleep 0.5
+		elif ! read -r -t 10 -u "$fd" _; then
 			guest_alive "$name" || { log "guest $name is gone"; G_RC=125; break; }
 		fi
 	done
-	if [ "$G_RC" = 124 ] || [ "$G_RC" = 125 ]; then
+	if [ -z "$diag" ] && { [ "$G_RC" = 124 ] || [ "$G_RC" = 125 ]; }; then
 		log "[$name #$seq] no answer (rc=$G_RC after $((SECONDS - t0)) s): marking guest bad"
+		[ "$G_RC" = 124 ] && guest_diag "$name"
+		G_OUT=$LAB_TMP/out.$seq G_RC=124
 		G_BAD[$name]=1
 	fi
 	# the output: between the agent's markers in the console log (may lag the rc a little)
@@ -271,6 +300,21 @@ g_run() {
 		on { print }
 		$0 == "XLAB-G-BEGIN " s { on = 1 }' "$CONSOLE_DIR/guest-$name.log" > "$G_OUT" 2>/dev/null
 	return "$G_RC"
+}
+
+# guest_diag NAME: state dump of a guest whose command hangs, for the driver authors: both
+# ends' xenstore state, backend counters, and (through the diagnostics agent) the guest's
+# frontend state, blk-mq debugfs, blocked tasks (sysrq w) and kernel log
+guest_diag() {
+	local name=$1 domid=${G_DOMID[$1]} d
+	log "==== diagnostics: guest $name (domid $domid) does not answer"
+	xenstore-ls -f "/local/domain/$domid/device/vbd" 2>/dev/null | grep -vE 'ring-ref|event-channel' | sed 's/^/    /' | head -40
+	xenstore-ls -f "/local/domain/0/backend/vbd/$domid" 2>/dev/null | grep -E '/state|feature|max|sectors' | sed 's/^/    /' | head -40
+	for d in /sys/bus/xen-backend/devices/vbd-"$domid"-*; do
+		[ -d "$d" ] && log "backend ${d##*/}: $(cd "$d" && for f in statistics/* nr_rings ring_page_order persistent; do [ -f "$f" ] && printf '%s=%s ' "${f#statistics/}" "$(cat "$f")"; done)"
+	done
+	g_run -d -t 90 "$name" diag_dump || log "diagnostics agent of $name did not answer either (rc=$G_RC)"
+	log "==== end of diagnostics"
 }
 
 # g_ok NAME CMD...: g_run, fail the case (with the output's tail) unless rc is 0
@@ -403,11 +447,13 @@ be_param() {
 # be_stat NAME VDEV COUNTER: a per-vbd backend statistics counter (blkback:
 # /sys/bus/xen-backend/devices/vbd-<domid>-<devid>/statistics/<counter>); empty if absent
 be_stat() {
-	local d=/sys/bus/xen-backend/devices/vbd-${G_DOMID[$1]}-$(vdev_devid "$2")
+	local d
+	d=/sys/bus/xen-backend/devices/vbd-${G_DOMID[$1]}-$(vdev_devid "$2")
 	cat "$d/statistics/$3" 2>/dev/null || cat "$d/$3" 2>/dev/null
 }
 be_stats() {
-	local d=/sys/bus/xen-backend/devices/vbd-${G_DOMID[$1]}-$(vdev_devid "$2") f out=""
+	local d f out=""
+	d=/sys/bus/xen-backend/devices/vbd-${G_DOMID[$1]}-$(vdev_devid "$2")
 	for f in "$d"/statistics/*; do [ -f "$f" ] && out="$out ${f##*/}=$(cat "$f")"; done
 	echo "${out# }"
 }
@@ -424,7 +470,7 @@ fe_use() {
 # fio_case NAME VDEV [SIZE4K] [SIZE1M]: the standard write+verify data check; notes IOPS
 fio_case() {
 	local name=$1 vdev=$2 w4 w1
-	g_ok "$name" "fio_verify /dev/$vdev ${3:-8M} ${4:-16M}" || return 1
+	g_ok -t 180 "$name" "fio_verify /dev/$vdev ${3:-8M} ${4:-16M}" || return 1
 	w4=$(awk '/XLAB-FIO verify\/rand4k/{for(i=1;i<=NF;i++) if ($i ~ /^write_iops=/) {sub(/.*=/, "", $i); print $i}}' "$G_OUT")
 	w1=$(awk '/XLAB-FIO verify\/seq1m/{for(i=1;i<=NF;i++) if ($i ~ /^write_kibs=/) {sub(/.*=/, "", $i); printf "%d", $i/1024}}' "$G_OUT")
 	case_note "4k randwrite ${w4:-?} IOPS, 1M write ${w1:-?} MiB/s"

@@ -149,15 +149,45 @@ ext4_check() {
 	return $rc
 }
 
-# kcheck: fail if the guest kernel log has warnings/oopses we have not reported yet
+# kcheck: fail if the guest kernel log has new warnings/oopses; report new user-space crashes
+# (rare spurious ones happen under TCG) without failing
 kcheck() {
-	local n old
-	n=$(dmesg | grep -cE 'BUG:|WARNING:|Oops|general protection|Call Trace|segfault at')
-	old=$(cat /tmp/kcheck.n 2>/dev/null || echo 0)
-	echo "$n" > /tmp/kcheck.n
-	if [ "$n" -gt "$old" ]; then
+	local n u old uold k='BUG:|WARNING:|Oops|general protection fault,|Call Trace:|blocked for more than'
+	n=$(dmesg | grep -cE "$k")
+	u=$(dmesg | grep -cE 'segfault at|traps:')
+	read -r old uold < /tmp/kcheck.n 2>/dev/null || { old=0 uold=0; }
+	echo "$n $u" > /tmp/kcheck.n
+	[ "$u" -gt "${uold:-0}" ] && echo "kcheck: user-space crash: $(dmesg | grep -E 'segfault at|traps:' | tail -1)"
+	if [ "$n" -gt "${old:-0}" ]; then
 		echo "kcheck: new kernel problems in the guest:"
-		dmesg | grep -E -A12 'BUG:|WARNING:|Oops|general protection|segfault at' | tail -40
+		dmesg | grep -E -A12 "$k" | tail -40
 		return 1
 	fi
+	return 0
+}
+
+# diag_dump: what dom0 asks (through the second agent) when a command hangs
+diag_dump() {
+	local d h
+	echo "--- diag: tasks"
+	ps | grep -vE ' (\[.*\]|ps|grep)$' | head -20
+	for d in /sys/block/xvd*; do
+		[ -e "$d" ] || continue
+		echo "--- diag: ${d##*/} inflight=$(cat "$d/inflight" | tr -s ' ')"
+		feinfo "/dev/${d##*/}"
+		for h in "$d"/device/xblk/* "$d"/device/queue-*/*; do
+			[ -f "$h" ] && printf '%s=%s ' "${h#"$d"/device/}" "$(cat "$h")"
+		done
+		echo
+	done
+	mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+	for h in /sys/kernel/debug/block/xvd*/hctx*; do
+		[ -d "$h" ] || continue
+		echo "--- diag: $h busy:$(wc -l < "$h/busy") dispatch:$(wc -l < "$h/dispatch") state:$(cat "$h/state" 2>/dev/null)"
+		head -5 "$h/busy"
+		grep -E 'nr_tags|busy' "$h/tags" 2>/dev/null | head -3
+	done
+	echo w > /proc/sysrq-trigger
+	echo "--- diag: kernel log"
+	dmesg | tail -80
 }

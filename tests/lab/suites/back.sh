@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034,SC2154
 # Suite "back": our xblkback in dom0, with our xblkfront (cases "ours-*") and with the in-tree
 # xen-blkfront (cases "intree-*", a subset) in the guest.
 . /lab/dom0.sh

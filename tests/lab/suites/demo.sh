@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash
-# Suite "demo": one guest, our frontend (xlab.front=xen-blkfront for the in-tree one) on the
-# in-tree backend over null_blk; fio random read 4 KiB, sequential read and write 1 MiB,
+# shellcheck shell=bash disable=SC2034,SC2154
+# Suite "demo": one guest, our frontend (xlab.front=xen-blkfront for the in-tree one) and our
+# backend if built (else the in-tree one; xlab.back=...) over null_blk; fio random read 4 KiB, sequential read and write 1 MiB,
 # ~10 s each (xlab.runtime=N). Prints fio's IOPS/bandwidth lines. Under TCG the numbers are
 # ~1000x below hardware: a functional demo, not a benchmark.
 . /lab/dom0.sh
 . /lab/cases.sh
-G=g1 FRONT=${XLAB_FRONT:-xblkfront} BACK=${XLAB_BACK:-xen-blkback}
+G=g1 FRONT=${XLAB_FRONT:-xblkfront} BACK=${XLAB_BACK:-}
+# our pair when both are built (xlab.back=xen-blkback for the in-tree backend)
+[ -n "$BACK" ] || { [ -f /extra/xblkback.ko ] && BACK=xblkback || BACK=xen-blkback; }
 RT=${XLAB_RUNTIME:-10}
 
 demo_job() {   # NAME FIO-ARGS...

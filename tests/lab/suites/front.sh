@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034,SC2154
 # Suite "front": our xblkfront in the guest against the in-tree xen-blkback (null_blk and loop
 # backing), and against QEMU's xen-block (qdisk) backend.
 . /lab/dom0.sh

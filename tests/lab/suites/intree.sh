@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034,SC2154
 # Suite "intree": the in-tree pair (xen-blkfront in the guest, xen-blkback in dom0) through the
 # lab's cases. The interop baseline: when this fails, suspect the lab, not our drivers.
 . /lab/dom0.sh
