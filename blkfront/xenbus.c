@@ -41,6 +41,11 @@ static int xbf_read_key(void *ctx, const char *key, char *buf, size_t len)
 		kfree(val);
 		return -E2BIG;
 	}
+	/* An embedded NUL would hide trailing garbage from the parser. */
+	if (strnlen(val, vlen) != vlen) {
+		kfree(val);
+		return -EINVAL;
+	}
 	memcpy(buf, val, vlen);
 	buf[vlen] = '\0';
 	kfree(val);
