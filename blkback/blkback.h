@@ -360,6 +360,7 @@ static inline void xbb_stat_inc(u64 *counter)
  * @blocked: the last pass stopped for lack of resources (requests left in
  *	the ring for later)
  * @starved: ... and that was lack of memory, not the page budget
+ * @idle_round: this round follows XBB_IDLE_TIMEOUT without any wake-up
  * @rsp_pushed: rsp_prod_pvt when responses were last pushed
  * @reqs: one request slot per ring slot
  * @free_reqs: unused slots
@@ -389,6 +390,7 @@ struct xbb_ring {
 	bool more;
 	bool blocked;
 	bool starved;
+	bool idle_round;
 	RING_IDX rsp_pushed;
 	struct xbb_req *reqs;
 	struct list_head free_reqs;

@@ -275,6 +275,9 @@ static void xbb_ring_round(struct xbb_ring *ring)
 	xbb_ring_check_size(ring);
 	xbb_io_reap(ring);
 	took = xbb_ring_consume(ring);
+	if (took && ring->idle_round && !event)
+		xbb_warn_rl(ring->be, "ring %u: found requests published without an event",
+			    ring->index);
 	xbb_io_reap(ring);
 	xbb_ring_push(ring);
 
@@ -308,6 +311,36 @@ static void xbb_ring_drain(struct xbb_ring *ring)
 	xbb_gnt_free_all(ring);
 }
 
+/*
+ * Nothing happened for XBB_IDLE_TIMEOUT: look for what should have woken
+ * us.  Each finding is reported (rate limited) and repaired where we can,
+ * so that a lost event on either side costs seconds, not a hung guest.
+ */
+static void xbb_ring_idle_check(struct xbb_ring *ring)
+{
+	struct blkif_back_ring *br = &ring->br.native;
+	RING_IDX rsp_prod = br->rsp_prod_pvt;
+	RING_IDX rsp_event = READ_ONCE(br->sring->rsp_event);
+
+	if (ring->halted)
+		return;
+	if (ring->inflight)
+		xbb_warn_rl(ring->be, "ring %u: %u requests in flight for %u s",
+			    ring->index, ring->inflight,
+			    XBB_IDLE_TIMEOUT / HZ);
+	/*
+	 * The frontend asked to be told when rsp_prod passes rsp_event, and
+	 * it has: it is waiting for a notification it did not get.
+	 */
+	if (rsp_prod == ring->rsp_pushed &&
+	    (RING_IDX)(rsp_prod - rsp_event) < RING_SIZE(br)) {
+		xbb_warn_rl(ring->be, "ring %u: frontend waits for responses up to %u (rsp_event %u): notifying again",
+			    ring->index, rsp_prod, rsp_event);
+		notify_remote_via_irq(ring->irq);
+		xbb_stat_inc(&ring->stats.notify_out);
+	}
+}
+
 static int xbb_ring_thread(void *arg)
 {
 	struct xbb_ring *ring = arg;
@@ -322,9 +355,15 @@ static int xbb_ring_thread(void *arg)
 						timeout);
 		if (kthread_should_stop())
 			break;
+		if (idle && !ring->starved)
+			ring->idle_round = true;
 		xbb_ring_round(ring);
-		if (idle && !ring->inflight && !ring->starved)
-			xbb_gnt_trim(ring, 0);
+		if (idle && !ring->starved) {
+			ring->idle_round = false;
+			xbb_ring_idle_check(ring);
+			if (!ring->inflight)
+				xbb_gnt_trim(ring, 0);
+		}
 	}
 	xbb_ring_drain(ring);
 	return 0;
