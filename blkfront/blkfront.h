@@ -118,7 +118,7 @@ struct xbf_ring {
 	struct xbf_info *info;
 	unsigned int index;
 
-	spinlock_t lock;
+	spinlock_t lock;		/* see @lock above */
 	struct blkif_front_ring front;
 	struct request **inflight;
 	unsigned int nr_slots;
@@ -129,7 +129,7 @@ struct xbf_ring {
 	evtchn_port_t evtchn;
 	int irq;
 
-	spinlock_t pool_lock;
+	spinlock_t pool_lock;		/* see @pool_lock above */
 	struct xbf_pool data;
 	struct xbf_pool indirect;
 	bool need_rerun;
@@ -176,7 +176,7 @@ enum xbf_state {
  */
 struct xbf_info {
 	struct xenbus_device *xbdev;
-	struct mutex mutex;
+	struct mutex mutex;		/* see @mutex above */
 	enum xbf_state state;
 
 	u32 vdevice;

@@ -16,31 +16,7 @@
 #include <xen/page.h>
 #include <xen/interface/io/blkif.h>
 #else
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <errno.h>
-#include <xen/interface/io/blkif.h>	/* from the kernel headers, via tests/unit */
-
-typedef uint8_t u8;
-typedef uint16_t u16;
-typedef uint32_t u32;
-typedef uint64_t u64;
-typedef int16_t s16;
-#ifndef XEN_PAGE_SIZE
-#define XEN_PAGE_SHIFT	12
-#define XEN_PAGE_SIZE	(1UL << XEN_PAGE_SHIFT)
-#endif
-#ifndef DIV_ROUND_UP
-#define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
-#endif
-#ifndef min
-#define min(a, b)	((a) < (b) ? (a) : (b))
-#define max(a, b)	((a) > (b) ? (a) : (b))
-#endif
-#define min3(a, b, c)		min(min(a, b), c)
-#define min_t(t, a, b)		min((t)(a), (t)(b))
-#define clamp_t(t, v, lo, hi)	min_t(t, max((t)(v), (t)(lo)), hi)
+#include <xblk_user.h>	/* tests/unit/shim: libc equivalents */
 #endif /* __KERNEL__ */
 
 #endif /* XBLK_BASE_H */

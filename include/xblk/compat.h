@@ -130,13 +130,14 @@ static inline struct gendisk *xb_alloc_disk(struct blk_mq_tag_set *set,
 /* ---------------------------------------------------------------------
  * Frontend: ->queue_rqs() request lists.
  *
- * xb_rqs_t is the type ->queue_rqs() receives.  The driver pops requests
+ * xb_rqs_t is the type ->queue_rqs() receives (a macro, not a typedef,
+ * as it is only a spelling of a kernel type).  The driver pops requests
  * off it and hands back, through struct xb_requeue, those it did not take;
  * blk-mq then issues them one by one through ->queue_rq().
  */
 #if defined(HAVE_QUEUE_RQS_RQ_LIST)
 #define XB_HAVE_QUEUE_RQS 1
-typedef struct rq_list xb_rqs_t;
+#define xb_rqs_t struct rq_list
 
 struct xb_requeue {
 	struct rq_list list;
@@ -163,7 +164,7 @@ static inline struct request *xb_rqs_pop(xb_rqs_t *rqs)
 }
 #elif defined(HAVE_QUEUE_RQS_RQ_PTR)
 #define XB_HAVE_QUEUE_RQS 1
-typedef struct request *xb_rqs_t;
+#define xb_rqs_t struct request *
 
 struct xb_requeue {
 	struct request *head;
@@ -335,6 +336,7 @@ static inline void xb_bdev_close(struct xb_bdev *xb)
 #endif
 	xb->bdev = NULL;
 }
+
 /* ======================= end of the backend section ================== */
 
 #endif /* XBLK_COMPAT_H */

@@ -166,9 +166,9 @@ struct xblk_x86_64_request {
 	} u;
 } XBLK_PACKED;
 
-_Static_assert(sizeof(struct blkif_request_segment) == 8, "blkif segment");
-_Static_assert(sizeof(struct xblk_x86_32_request) == 108, "x86_32 request");
-_Static_assert(sizeof(struct xblk_x86_64_request) == 112, "x86_64 request");
+static_assert(sizeof(struct blkif_request_segment) == 8, "blkif segment");
+static_assert(sizeof(struct xblk_x86_32_request) == 108, "x86_32 request");
+static_assert(sizeof(struct xblk_x86_64_request) == 112, "x86_64 request");
 
 /* Why a request was refused; see xblk_req_check(). */
 enum xblk_req_err {

@@ -189,101 +189,6 @@ static inline bool xblk_is_pow2(u64 v)
  *
  * Return: 0, or a negative errno with *@bad_key set.
  */
-static inline int xblk_parse_be_info(xblk_read_fn read, void *ctx,
-				     struct xblk_be_info *bi,
-				     const char **bad_key,
-				     unsigned int max_block)
-{
-	u64 v;
-	int err;
-
-#define XBLK_GET(key, def, lo, hi)					\
-	do {								\
-		err = xblk_read_u64(read, ctx, key, def, lo, hi, &v);	\
-		if (err) {						\
-			*bad_key = key;					\
-			return err;					\
-		}							\
-	} while (0)
-
-	/* Capacity in sectors must fit a signed 64-bit byte count. */
-	XBLK_GET(XBLK_KEY_SECTORS, XBLK_REQUIRED, 0, ~(u64)0 >> 10);
-	bi->sectors = v;
-	XBLK_GET(XBLK_KEY_INFO, XBLK_REQUIRED, 0, 0xffffffff);
-	bi->info = v;
-	XBLK_GET(XBLK_KEY_SECTOR_SIZE, XBLK_REQUIRED, 512, max_block);
-	if (!xblk_is_pow2(v)) {
-		*bad_key = XBLK_KEY_SECTOR_SIZE;
-		return -ERANGE;
-	}
-	bi->sector_size = v;
-	XBLK_GET(XBLK_KEY_PHYS_SECTOR_SIZE, bi->sector_size, 512, 1U << 30);
-	if (!xblk_is_pow2(v)) {
-		*bad_key = XBLK_KEY_PHYS_SECTOR_SIZE;
-		return -ERANGE;
-	}
-	/* A physical block smaller than the logical one means "unknown". */
-	bi->phys_sector_size = max((unsigned int)v, bi->sector_size);
-
-	XBLK_GET(XBLK_KEY_MAX_QUEUES, 1, 0, ~(u64)0);
-	bi->max_queues = clamp_t(u64, v, 1, XBLK_MAX_QUEUES);
-	XBLK_GET(XBLK_KEY_MAX_RING_ORDER, 0, 0, ~(u64)0);
-	bi->max_ring_order = min_t(u64, v, XBLK_MAX_RING_ORDER);
-	XBLK_GET(XBLK_KEY_MAX_INDIRECT, 0, 0, ~(u64)0);
-	bi->max_indirect_segs = min_t(u64, v, XBLK_MAX_INDIRECT_SEGS);
-
-	XBLK_GET(XBLK_KEY_PERSISTENT, 0, 0, 1);
-	bi->persistent = v;
-	XBLK_GET(XBLK_KEY_FLUSH, 0, 0, 1);
-	bi->flush = v;
-	XBLK_GET(XBLK_KEY_BARRIER, 0, 0, 1);
-	bi->barrier = v;
-	XBLK_GET(XBLK_KEY_DISCARD, 0, 0, 1);
-	bi->discard = v;
-	bi->discard_secure = false;
-	bi->discard_granularity = 0;
-	bi->discard_alignment = 0;
-	if (bi->discard) {
-		XBLK_GET(XBLK_KEY_DISCARD_SECURE, 0, 0, 1);
-		bi->discard_secure = v;
-		XBLK_GET(XBLK_KEY_DISCARD_GRAN, 0, 0, 1U << 30);
-		if (v && (!xblk_is_pow2(v) || v % bi->sector_size)) {
-			*bad_key = XBLK_KEY_DISCARD_GRAN;
-			return -ERANGE;
-		}
-		bi->discard_granularity = v;
-		XBLK_GET(XBLK_KEY_DISCARD_ALIGN, 0, 0, 1U << 30);
-		if (v % bi->sector_size ||
-		    (bi->discard_granularity && v >= bi->discard_granularity)) {
-			*bad_key = XBLK_KEY_DISCARD_ALIGN;
-			return -ERANGE;
-		}
-		bi->discard_alignment = v;
-	}
-
-	/* Geometry hints: optional; a bad hint is an error like any value. */
-	XBLK_GET(XBLK_KEY_IO_MIN, 0, 0, 1U << 30);
-	if (v && (v % bi->sector_size)) {
-		*bad_key = XBLK_KEY_IO_MIN;
-		return -ERANGE;
-	}
-	bi->io_min = v;
-	XBLK_GET(XBLK_KEY_IO_OPT, 0, 0, 1U << 30);
-	if (v && (v % bi->sector_size)) {
-		*bad_key = XBLK_KEY_IO_OPT;
-		return -ERANGE;
-	}
-	bi->io_opt = v;
-	XBLK_GET(XBLK_KEY_MAX_SECTORS, 0, 0, 1U << 22);
-	if (v && v < (bi->sector_size >> XBLK_SECTOR_SHIFT)) {
-		*bad_key = XBLK_KEY_MAX_SECTORS;
-		return -ERANGE;
-	}
-	bi->max_sectors = v;
-#undef XBLK_GET
-	return 0;
-}
-
 /**
  * xblk_parse_be_ring() - read the ring-related maxima a backend offers
  * @read: key reader for the backend's directory
@@ -318,6 +223,194 @@ static inline int xblk_parse_be_ring(xblk_read_fn read, void *ctx,
 	}
 	*max_ring_order = min_t(u64, v, XBLK_MAX_RING_ORDER);
 	return 0;
+}
+
+/* Read one key for xblk_parse_be_info(), naming it in *@bad_key on error. */
+static inline int xblk_get_key(xblk_read_fn read, void *ctx, const char *key,
+			       u64 def, u64 lo, u64 hi, u64 *v,
+			       const char **bad_key)
+{
+	int err = xblk_read_u64(read, ctx, key, def, lo, hi, v);
+
+	if (err)
+		*bad_key = key;
+	return err;
+}
+
+/* Same, for values that must also be a power of two (or 0 if @zero_ok). */
+static inline int xblk_get_pow2(xblk_read_fn read, void *ctx, const char *key,
+				u64 def, u64 lo, u64 hi, bool zero_ok, u64 *v,
+				const char **bad_key)
+{
+	int err = xblk_get_key(read, ctx, key, def, lo, hi, v, bad_key);
+
+	if (!err && !xblk_is_pow2(*v) && !(zero_ok && !*v)) {
+		*bad_key = key;
+		err = -ERANGE;
+	}
+	return err;
+}
+
+/* Same, for byte counts that must be a multiple of @unit (0 allowed). */
+static inline int xblk_get_multiple(xblk_read_fn read, void *ctx,
+				    const char *key, u64 hi, unsigned int unit,
+				    u64 *v, const char **bad_key)
+{
+	int err = xblk_get_key(read, ctx, key, 0, 0, hi, v, bad_key);
+
+	if (!err && *v % unit) {
+		*bad_key = key;
+		err = -ERANGE;
+	}
+	return err;
+}
+
+static inline int xblk_parse_be_discard(xblk_read_fn read, void *ctx,
+					struct xblk_be_info *bi,
+					const char **bad_key)
+{
+	u64 v;
+	int err;
+
+	err = xblk_get_key(read, ctx, XBLK_KEY_DISCARD_SECURE, 0, 0, 1, &v,
+			   bad_key);
+	if (err)
+		return err;
+	bi->discard_secure = v;
+
+	err = xblk_get_pow2(read, ctx, XBLK_KEY_DISCARD_GRAN, 0, 0, 1U << 30,
+			    true, &v, bad_key);
+	if (err)
+		return err;
+	if (v % bi->sector_size) {
+		*bad_key = XBLK_KEY_DISCARD_GRAN;
+		return -ERANGE;
+	}
+	bi->discard_granularity = v;
+
+	err = xblk_get_multiple(read, ctx, XBLK_KEY_DISCARD_ALIGN, 1U << 30,
+				bi->sector_size, &v, bad_key);
+	if (err)
+		return err;
+	if (bi->discard_granularity && v >= bi->discard_granularity) {
+		*bad_key = XBLK_KEY_DISCARD_ALIGN;
+		return -ERANGE;
+	}
+	bi->discard_alignment = v;
+	return 0;
+}
+
+static inline int xblk_parse_be_geometry(xblk_read_fn read, void *ctx,
+					 struct xblk_be_info *bi,
+					 const char **bad_key)
+{
+	u64 v;
+	int err;
+
+	err = xblk_get_multiple(read, ctx, XBLK_KEY_IO_MIN, 1U << 30,
+				bi->sector_size, &v, bad_key);
+	if (err)
+		return err;
+	bi->io_min = v;
+	err = xblk_get_multiple(read, ctx, XBLK_KEY_IO_OPT, 1U << 30,
+				bi->sector_size, &v, bad_key);
+	if (err)
+		return err;
+	bi->io_opt = v;
+	err = xblk_get_key(read, ctx, XBLK_KEY_MAX_SECTORS, 0, 0, 1U << 22, &v,
+			   bad_key);
+	if (err)
+		return err;
+	if (v && v < (bi->sector_size >> XBLK_SECTOR_SHIFT)) {
+		*bad_key = XBLK_KEY_MAX_SECTORS;
+		return -ERANGE;
+	}
+	bi->max_sectors = v;
+	return 0;
+}
+
+/**
+ * xblk_parse_be_info() - read and validate every backend key we use
+ * @read: key reader for the backend's directory
+ * @ctx: its context
+ * @bi: result
+ * @bad_key: on failure, the name of the offending key
+ * @max_block: largest logical block size the caller supports
+ *
+ * Maxima the backend advertises (queues, ring order, indirect segments) are
+ * clamped to ours: that is what a maximum means.  Values that describe the
+ * disk must be well formed and in range, or the disk cannot be used safely.
+ *
+ * Return: 0, or a negative errno with *@bad_key set.
+ */
+static inline int xblk_parse_be_info(xblk_read_fn read, void *ctx,
+				     struct xblk_be_info *bi,
+				     const char **bad_key,
+				     unsigned int max_block)
+{
+	u64 v;
+	int err;
+
+	/* Capacity in sectors must fit a signed 64-bit byte count. */
+	err = xblk_get_key(read, ctx, XBLK_KEY_SECTORS, XBLK_REQUIRED, 0,
+			   ~(u64)0 >> 10, &v, bad_key);
+	if (err)
+		return err;
+	bi->sectors = v;
+	err = xblk_get_key(read, ctx, XBLK_KEY_INFO, XBLK_REQUIRED, 0,
+			   0xffffffff, &v, bad_key);
+	if (err)
+		return err;
+	bi->info = v;
+	err = xblk_get_pow2(read, ctx, XBLK_KEY_SECTOR_SIZE, XBLK_REQUIRED, 512,
+			    max_block, false, &v, bad_key);
+	if (err)
+		return err;
+	bi->sector_size = v;
+	err = xblk_get_pow2(read, ctx, XBLK_KEY_PHYS_SECTOR_SIZE,
+			    bi->sector_size, 512, 1U << 30, false, &v, bad_key);
+	if (err)
+		return err;
+	/* A physical block smaller than the logical one means "unknown". */
+	bi->phys_sector_size = max_t(unsigned int, v, bi->sector_size);
+
+	err = xblk_parse_be_ring(read, ctx, &bi->max_queues,
+				 &bi->max_ring_order, bad_key);
+	if (err)
+		return err;
+	err = xblk_get_key(read, ctx, XBLK_KEY_MAX_INDIRECT, 0, 0, ~(u64)0, &v,
+			   bad_key);
+	if (err)
+		return err;
+	bi->max_indirect_segs = min_t(u64, v, XBLK_MAX_INDIRECT_SEGS);
+
+	err = xblk_get_key(read, ctx, XBLK_KEY_PERSISTENT, 0, 0, 1, &v, bad_key);
+	if (err)
+		return err;
+	bi->persistent = v;
+	err = xblk_get_key(read, ctx, XBLK_KEY_FLUSH, 0, 0, 1, &v, bad_key);
+	if (err)
+		return err;
+	bi->flush = v;
+	err = xblk_get_key(read, ctx, XBLK_KEY_BARRIER, 0, 0, 1, &v, bad_key);
+	if (err)
+		return err;
+	bi->barrier = v;
+	err = xblk_get_key(read, ctx, XBLK_KEY_DISCARD, 0, 0, 1, &v, bad_key);
+	if (err)
+		return err;
+	bi->discard = v;
+	bi->discard_secure = false;
+	bi->discard_granularity = 0;
+	bi->discard_alignment = 0;
+	if (bi->discard) {
+		err = xblk_parse_be_discard(read, ctx, bi, bad_key);
+		if (err)
+			return err;
+	}
+
+	/* Geometry hints are optional; a bad hint is an error like any value. */
+	return xblk_parse_be_geometry(read, ctx, bi, bad_key);
 }
 
 /**
@@ -385,7 +478,7 @@ static inline void xblk_negotiate(const struct xblk_be_info *bi,
 
 /* Linux majors that toolstacks use for emulated IDE and SCSI disk names. */
 #define XBLK_XVD_MAJOR		202
-#define XBLK_VDEV_EXT		(1U << 28)
+#define XBLK_VDEV_EXT		BIT(28)
 
 /**
  * xblk_vdev_decode() - map a "virtual-device" number to an xvd disk
