@@ -106,18 +106,23 @@ static inline struct gendisk *xb_alloc_disk(struct blk_mq_tag_set *set,
 					    const struct xb_limits *xl,
 					    void *queuedata)
 {
+	struct gendisk *gd;
 #ifdef HAVE_BLK_MQ_ALLOC_DISK_LIM
 	struct queue_limits ql = {};
 
 	xb_fill_queue_limits(&ql, xl);
-	return blk_mq_alloc_disk(set, &ql, queuedata);
+	gd = blk_mq_alloc_disk(set, &ql, queuedata);
 #else
-	struct gendisk *gd = blk_mq_alloc_disk(set, queuedata);
-
+	gd = blk_mq_alloc_disk(set, queuedata);
 	if (!IS_ERR(gd))
 		xb_apply_queue_limits(gd->queue, xl);
-	return gd;
 #endif
+#ifdef HAVE_QUEUE_FLAG_NONROT
+	/* A virtual disk: no seek penalty (later kernels default to this). */
+	if (!IS_ERR(gd))
+		blk_queue_flag_set(QUEUE_FLAG_NONROT, gd->queue);
+#endif
+	return gd;
 }
 
 /* Merging is the default for every tag set since 6.14. */
