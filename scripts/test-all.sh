@@ -4,7 +4,8 @@
 # Everything CI runs (.ci/run, "make test"), in order:
 #
 #   deps    scripts/deps.sh: packages and the three kernel trees
-#   unit    make -C tests/unit: userspace unit tests + fuzz corpus replay
+#   unit    make -C tests/unit: userspace unit tests + fuzz corpus replay,
+#           then a short libFuzzer run of each target (make ... fuzz)
 #   style   make style: checkpatch --strict
 #   matrix  scripts/matrix.sh: W=1 + sparse build against 6.1, 6.12 and sid
 #   lab     tests/lab/run.sh: Xen under QEMU with our modules
@@ -85,6 +86,7 @@ for s in $stages; do
 	deps)	stage deps 2400 scripts/deps.sh ;;
 	unit)	if [ -f tests/unit/Makefile ]; then
 			stage unit 900 make --no-print-directory -C tests/unit
+			stage fuzz 600 make --no-print-directory -C tests/unit fuzz
 		else
 			skip unit "no tests/unit/Makefile"
 		fi ;;
