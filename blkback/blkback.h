@@ -232,7 +232,7 @@ void xbb_gnt_levels(long *grants, long *pages);
  * @done: on xbb_ring.done once finished (any context)
  * @work: runs a discard off the ring thread
  * @id: frontend's id, echoed
- * @op: frontend's operation, echoed
+ * @op: operation echoed in the response (the inner one for indirect)
  * @write: data moves to the device
  * @flush: FLUSH_DISKCACHE: flush before (and FUA on) the data
  * @secure: secure discard

@@ -37,7 +37,7 @@ int xbb_req_setup(struct xbb_req *xr, const struct blkif_request *req)
 	unsigned int i, nseg = xblk_req_nr_segs(req);
 	struct xbb_vbd *vbd = &xr->ring->be->vbd;
 
-	xr->op = req->operation;
+	xr->op = xblk_req_rsp_op(req);
 	xr->id = xblk_req_id(req);
 	xr->status = BLKIF_RSP_OKAY;
 	xr->write = xblk_req_writes(req);

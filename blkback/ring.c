@@ -151,7 +151,7 @@ static void xbb_ring_reject(struct xbb_ring *ring,
 	xbb_warn_rl(ring->be, "ring %u: refused request id %llu (op %u, %u segments): %s",
 		    ring->index, xblk_req_id(req), req->operation,
 		    xblk_req_nr_segs(req), xblk_req_err_str(err));
-	xbb_ring_respond(ring, xblk_req_id(req), req->operation,
+	xbb_ring_respond(ring, xblk_req_id(req), xblk_req_rsp_op(req),
 			 xblk_req_err_status(err));
 }
 

@@ -316,6 +316,23 @@ static inline u64 xblk_req_id(const struct blkif_request *req)
 }
 
 /**
+ * xblk_req_rsp_op() - the operation to echo in the response
+ * @req: decoded request (any operation, valid or not)
+ *
+ * An indirect request is answered with its inner operation (READ or
+ * WRITE), not BLKIF_OP_INDIRECT: that is what Linux's xen-blkback sends and
+ * what xen-blkfront checks.  Any other request echoes its operation.
+ *
+ * Return: the operation for the response.
+ */
+static inline u8 xblk_req_rsp_op(const struct blkif_request *req)
+{
+	if (req->operation == BLKIF_OP_INDIRECT)
+		return req->u.indirect.indirect_op;
+	return req->operation;
+}
+
+/**
  * xblk_req_nr_segs() - number of data segments of a request
  * @req: decoded request
  *
