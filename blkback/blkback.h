@@ -361,6 +361,7 @@ static inline void xbb_stat_inc(u64 *counter)
  *	the ring for later)
  * @starved: ... and that was lack of memory, not the page budget
  * @idle_round: this round follows XBB_IDLE_TIMEOUT without any wake-up
+ * @took_since_eoi: requests were taken since the last late EOI
  * @rsp_pushed: rsp_prod_pvt when responses were last pushed
  * @reqs: one request slot per ring slot
  * @free_reqs: unused slots
@@ -391,6 +392,7 @@ struct xbb_ring {
 	bool blocked;
 	bool starved;
 	bool idle_round;
+	bool took_since_eoi;
 	RING_IDX rsp_pushed;
 	struct xbb_req *reqs;
 	struct list_head free_reqs;

@@ -285,9 +285,19 @@ static void xbb_ring_round(struct xbb_ring *ring)
 		RING_FINAL_CHECK_FOR_REQUESTS(&ring->br.native, more);
 		ring->more = more;
 	}
-	/* A halted ring owes nothing: its event channel stays masked. */
-	if (event && !ring->halted)
-		xen_irq_lateeoi(ring->irq, took ? 0 : XEN_EOI_FLAG_SPURIOUS);
+	/*
+	 * An event is spurious only if no request came since the last EOI:
+	 * a round woken by a completion often takes the requests whose event
+	 * is handled in the next round.  (Spurious EOIs make Xen delay the
+	 * event channel, up to a second.)  A halted ring owes nothing: its
+	 * event channel stays masked.
+	 */
+	ring->took_since_eoi |= took;
+	if (event && !ring->halted) {
+		xen_irq_lateeoi(ring->irq, ring->took_since_eoi ? 0 :
+				XEN_EOI_FLAG_SPURIOUS);
+		ring->took_since_eoi = false;
+	}
 }
 
 static bool xbb_ring_has_work(struct xbb_ring *ring)
