@@ -33,7 +33,7 @@ agent() {
 	last=0
 	while :; do
 		read -t 5 -r _ <&3 || sleep 1   # (EOF would spin: the sleep bounds it)
-		c=$(xenstore-read "$P/$1" 2>/dev/null) || continue
+		c=$(xenstore-read -R "$P/$1" 2>/dev/null) || continue
 		seq=${c%% *}
 		[ "$seq" = "$last" ] && continue
 		last=$seq

@@ -95,7 +95,7 @@ c_queues() {
 # c_indirect SEGS: SEGS=0 -> no indirect descriptors: a request carries at most 11 segments
 # (max_hw_sectors_kb <= 44); SEGS>11 -> indirect, max_hw_sectors_kb up to SEGS*4
 c_indirect() {
-	local segs=$1 be_max p want
+	local segs=$1 be_max p want maxsect=
 	p=$segs
 	[ "$segs" = 0 ] && p=$(fe_indirect_off)
 	be_use "$BACK" || return 1
@@ -114,10 +114,18 @@ c_indirect() {
 		want=$segs
 		[ -n "$be_max" ] && [ "$be_max" -lt "$want" ] && want=$be_max
 		fe_expect "indirect" indirect 1
-		fe_expect "segments per request" max_segments "$want"
+		# xblkback may also advertise xblk-max-sectors (its device's request size limit),
+		# which xblkfront honours: then max_segments is only bounded
+		maxsect=$(xs_back "$G" xvdb xblk-max-sectors)
+		if [ -z "$maxsect" ]; then
+			fe_expect "segments per request" max_segments "$want"
+		elif [ -n "${FI_max_segments:-}" ]; then
+			[ "$FI_max_segments" -gt 11 ] && [ "$FI_max_segments" -le "$want" ] ||
+				case_fail "frontend max_segments=$FI_max_segments, expected 12..$want (xblk-max-sectors=$maxsect)"
+		fi
 		fe_more "indirect requests sent (1M writes)" q_indirect 1
 	fi
-	case_note "backend max-indirect=${be_max:-none} guest max_segments=$DI_max_segments max_hw_sectors_kb=$DI_max_hw_sectors_kb${FI_q_indirect:+ indirect_reqs=$FI_q_indirect}"
+	case_note "backend max-indirect=${be_max:-none}${maxsect:+ xblk-max-sectors=$maxsect} guest max_segments=$DI_max_segments max_hw_sectors_kb=$DI_max_hw_sectors_kb${FI_q_indirect:+ indirect_reqs=$FI_q_indirect}"
 }
 
 # c_persistent FE BE: feature-persistent negotiation (on only if both ends say 1)
@@ -185,9 +193,10 @@ c_discard() {
 	fio_case "$G" xvdb
 }
 
-# c_flush: fsync and sync turn into flush requests at the backend
+# c_flush: fsync on the raw disk and sync(1) on a filesystem turn into flush requests at the
+# backend (sync(2) alone does not flush a raw block device: only filesystems' sync_fs does)
 c_flush() {
-	local f0 f1 f2 ff
+	local f0 f1 fm f2 ff
 	be_use "$BACK" || return 1
 	fe_use "$G" "$FRONT" || return 1
 	disk_attach "$G" loop0 xvdb || return 1
@@ -198,13 +207,16 @@ c_flush() {
 	f0=$(be_stat "$G" xvdb f_req)
 	g_ok "$G" "dd if=/dev/urandom of=/dev/xvdb bs=64k count=16 conv=fsync 2>&1 | tail -1" || return 1
 	f1=$(be_stat "$G" xvdb f_req)
-	g_ok "$G" "dd if=/dev/urandom of=/dev/xvdb bs=64k count=16 seek=64 2>/dev/null && sync" || return 1
+	g_ok -t 300 "$G" "modprobe ext4 && mkfs.ext4 -q -F -E nodiscard /dev/xvdb && mkdir -p /mnt/f &&
+		mount -t ext4 /dev/xvdb /mnt/f && dd if=/dev/urandom of=/mnt/f/x bs=64k count=16 2>/dev/null" || return 1
+	fm=$(be_stat "$G" xvdb f_req)
+	g_ok "$G" "dd if=/dev/urandom of=/mnt/f/y bs=64k count=16 2>/dev/null && sync && umount /mnt/f" || return 1
 	f2=$(be_stat "$G" xvdb f_req)
 	if [ -n "$f0" ]; then
 		[ "$f1" -gt "$f0" ] || case_fail "fsync: backend f_req did not grow ($f0 -> $f1)"
-		[ "$f2" -gt "$f1" ] || case_fail "sync: backend f_req did not grow ($f1 -> $f2)"
+		[ "$f2" -gt "$fm" ] || case_fail "sync on ext4: backend f_req did not grow ($fm -> $f2)"
 	fi
-	case_note "f_req $f0->$f1 (fsync)->$f2 (sync)"
+	case_note "f_req $f0->$f1 (fsync), $fm->$f2 (sync on ext4)"
 	g_ok "$G" "xfio fsync --name=fsync --filename=/dev/xvdb --rw=randwrite --bs=4k --size=4M --fsync=16 --ioengine=psync --verify=crc32c --do_verify=1"
 	feinfo "$G" xvdb
 	fe_more "flush requests sent" q_flushes 1

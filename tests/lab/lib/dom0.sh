@@ -270,8 +270,10 @@ g_run() {
 	echo $seq > $LAB_TMP/seq
 	G_OUT=$LAB_TMP/out.$seq
 	log "[$name #$seq] $*"
-	xenstore-write "/local/domain/$domid/data/xlab/$ck" "$seq $*" ||
-		xenstore-write "/local/domain/$domid/data/xlab/$ck" "$seq $*"
+	# -R (raw) here and in the agent: by default xenstore-write interprets backslash escapes
+	# and xenstore-read escapes newlines/tabs, which mangles multi-line commands
+	xenstore-write -R "/local/domain/$domid/data/xlab/$ck" "$seq $*" ||
+		xenstore-write -R "/local/domain/$domid/data/xlab/$ck" "$seq $*"
 	t0=$SECONDS
 	G_RC=124
 	while [ $((SECONDS - t0)) -lt "$t" ]; do
@@ -313,7 +315,7 @@ guest_diag() {
 	for d in /sys/bus/xen-backend/devices/vbd-"$domid"-*; do
 		[ -d "$d" ] && log "backend ${d##*/}: $(cd "$d" && for f in statistics/* nr_rings ring_page_order persistent; do [ -f "$f" ] && printf '%s=%s ' "${f#statistics/}" "$(cat "$f")"; done)"
 	done
-	g_run -d -t 90 "$name" diag_dump || log "diagnostics agent of $name did not answer either (rc=$G_RC)"
+	g_run -d -t 60 "$name" diag_dump || log "diagnostics agent of $name did not answer either (rc=$G_RC)"
 	log "==== end of diagnostics"
 }
 
@@ -470,7 +472,7 @@ fe_use() {
 # fio_case NAME VDEV [SIZE4K] [SIZE1M]: the standard write+verify data check; notes IOPS
 fio_case() {
 	local name=$1 vdev=$2 w4 w1
-	g_ok -t 180 "$name" "fio_verify /dev/$vdev ${3:-8M} ${4:-16M}" || return 1
+	g_ok -t 150 "$name" "fio_verify /dev/$vdev ${3:-8M} ${4:-16M}" || return 1
 	w4=$(awk '/XLAB-FIO verify\/rand4k/{for(i=1;i<=NF;i++) if ($i ~ /^write_iops=/) {sub(/.*=/, "", $i); print $i}}' "$G_OUT")
 	w1=$(awk '/XLAB-FIO verify\/seq1m/{for(i=1;i<=NF;i++) if ($i ~ /^write_kibs=/) {sub(/.*=/, "", $i); printf "%d", $i/1024}}' "$G_OUT")
 	case_note "4k randwrite ${w4:-?} IOPS, 1M write ${w1:-?} MiB/s"

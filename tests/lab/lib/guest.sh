@@ -36,13 +36,17 @@ devinfo() {
 # feinfo DEV: the frontend's own view, when it exports one (xblkfront: device/xblk/* =
 # negotiated configuration, device/queue-N/* = per-queue counters, summed here as q_<name>)
 feinfo() {
-	local d=/sys/block/${1#/dev/}/device x k sum out=""
+	local d=/sys/block/${1#/dev/}/device x k v sum out=""
 	[ -d "$d/xblk" ] || return 0
-	for x in "$d"/xblk/*; do [ -f "$x" ] && out="$out ${x##*/}=$(cat "$x")"; done
+	for x in "$d"/xblk/*; do [ -f "$x" ] && read -r v < "$x" && out="$out ${x##*/}=$v"; done
 	for k in reads writes flushes discards read_sectors write_sectors indirect ring_full \
 		notify_out notify_in spurious errors; do
 		sum=0
-		for x in "$d"/queue-*/$k; do [ -f "$x" ] && sum=$((sum + $(cat "$x"))); done
+		for x in "$d"/queue-*/$k; do
+			[ -f "$x" ] || continue
+			read -r v < "$x"    # (a builtin: no fork per counter)
+			sum=$((sum + ${v:-0}))
+		done
 		out="$out q_$k=$sum"
 	done
 	echo "XLAB-FEINFO$out"

@@ -14,16 +14,16 @@ RT=${XLAB_RUNTIME:-10}
 demo_job() {   # NAME FIO-ARGS...
 	local name=$1
 	shift
-	g_ok -t $((RT + 120)) "$G" "fio --name=$name --filename=/dev/xvdb --ioengine=libaio --direct=1 \
+	g_ok -t $((RT + 120)) "$G" "set -o pipefail; fio --name=$name --filename=/dev/xvdb --ioengine=libaio --direct=1 \
 		--runtime=$RT --time_based $* 2>&1 | grep -E '^ *(read|write):|IOPS|lat \(usec\): min|^Run status|err=' " || return 1
 	g_out | grep -E 'IOPS=|lat \(usec\): min' | sed "s/^ */XLAB-INFO demo\/$name: /"
-	case_note "$(grep -oE '(read|write): IOPS=[^ ]+ BW=[^ ]+' "$G_OUT" | head -1)"
+	case_note "$name $(grep -oE '(read|write): IOPS=[^ ]+ BW=[^ ]+' "$G_OUT" | head -1)"
 }
 c_demo() {
 	be_use "$BACK" || return 1
 	fe_use "$G" "$FRONT" || return 1
 	disk_attach "$G" nullb0 xvdb || return 1
-	case_note "$FRONT: queues=$DI_hw_queues max_hw_sectors_kb=$DI_max_hw_sectors_kb"
+	case_note "$FRONT + $BACK: queues=$DI_hw_queues max_hw_sectors_kb=$DI_max_hw_sectors_kb"
 	g_run "$G" "dmesg | grep -E 'xblkfront|blkfront' | tail -3"
 	demo_job randread-4k --rw=randread --bs=4k --iodepth=32 || return 1
 	demo_job seqread-1m --rw=read --bs=1M --iodepth=4 || return 1
