@@ -204,7 +204,8 @@ struct xbf_info {
 
 /**
  * struct xbf_req - per-request driver data (blk-mq PDU)
- * @op: blkif operation as sent (for response validation)
+ * @op: blkif operation the response must carry: the one sent, or for
+ *	BLKIF_OP_INDIRECT the inner operation
  * @status: completion status
  * @nr_data: entries of @gnt reserved for data
  * @nr_indirect: indirect frames, after the data entries in @gnt

@@ -190,7 +190,9 @@ blk_status_t xbf_build(struct xbf_ring *ring, struct request *rq,
 	default:
 		return BLK_STS_NOTSUPP;
 	}
-	req->op = breq->operation;
+	/* Backends answer an indirect request with its inner operation. */
+	req->op = breq->operation == BLKIF_OP_INDIRECT ?
+		  breq->u.indirect.indirect_op : breq->operation;
 	return BLK_STS_OK;
 }
 
