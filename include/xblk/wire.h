@@ -121,7 +121,8 @@ enum xblk_rsp_err {
  * @nr_ids: number of request ids (shadow slots) of this ring
  * @inflight: whether request @rsp->id is outstanding (caller looked it up
  *	      only after checking the range; pass false when out of range)
- * @op: operation of that outstanding request as we sent it
+ * @op: operation the response must carry: the one sent, or for
+ *	BLKIF_OP_INDIRECT requests their inner operation
  *
  * Return: XBLK_RSP_VALID, or the first rule @rsp breaks.
  */
