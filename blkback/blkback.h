@@ -184,7 +184,8 @@ struct xbb_gnt {
  * struct xbb_batch - grant operations collected over one pass
  * @map: map operations
  * @unmap: unmap operations
- * @pages: page of each operation
+ * @pages: page of each map operation
+ * @unmap_pages: page of each unmap operation
  * @gnt: request grant of each map operation
  * @pg: persistent grant created by each map operation, or NULL
  * @nr_map: queued map operations
