@@ -26,6 +26,9 @@ no_leak() {
 # nullb_4k: a 256 MiB memory-backed null_blk with 4 KiB logical blocks; prints its name
 nullb_4k() {
 	local d=/sys/kernel/config/nullb/nb4k
+	modprobe configfs 2>/dev/null
+	[ -d /sys/kernel/config/nullb ] || mount -t configfs configfs /sys/kernel/config 2>/dev/null
+	[ -d /sys/kernel/config/nullb ] || { log "no /sys/kernel/config/nullb"; return 1; }
 	if [ ! -d $d ]; then
 		mkdir $d || return 1
 		echo 4096 > $d/blocksize && echo 256 > $d/size && echo 1 > $d/memory_backed &&
@@ -58,11 +61,12 @@ c_leak() {   # FRONT
 	for i in 1 2 3; do
 		disk_attach "$G" nullb0 xvdb || return 1
 		g_ok "$G" "fio_verify /dev/xvdb 2M 4M" || return 1
-		st=$(be_stats "$G" xvdb)
+		st="gnt_map=$(be_stat "$G" xvdb gnt_map) gnt_unmap=$(be_stat "$G" xvdb gnt_unmap)"
+		st="$st pgnt_hit=$(be_stat "$G" xvdb pgnt_hit) persistent_grants=$(be_stat "$G" xvdb persistent_grants)"
 		disk_detach "$G" xvdb || return 1
 		no_leak "after detach $i" || { case_note "last stats: $st"; return 1; }
 	done
-	case_note "3 attach/detach cycles, nothing left mapped; last: $(echo "$st" | grep -o 'gnt_map=[0-9]* gnt_unmap=[0-9]* pgnt_hit=[0-9]*')"
+	case_note "3 attach/detach cycles, nothing left mapped; last cycle before detach: $st"
 }
 
 c_destroy_inflight() {
@@ -75,7 +79,7 @@ c_destroy_inflight() {
 	g_ok "$q" "waitdev /dev/xvdb 45 && (fio --name=bg --filename=/dev/xvdb --ioengine=libaio --direct=1 \
 		--rw=randrw --bs=64k --iodepth=32 --size=64M --time_based --runtime=600 >/dev/null 2>&1 &) && sleep 5" ||
 		{ guest_destroy "$q"; return 1; }
-	case_note "in flight at destroy: $(be_stats "$q" xvdb | grep -o 'rd_req=[0-9]* wr_req=[0-9]*')"
+	case_note "before destroy: rd_req=$(be_stat "$q" xvdb rd_req) wr_req=$(be_stat "$q" xvdb wr_req) grants_mapped=$(cat $DRV/grants_mapped)"
 	guest_destroy "$q"
 	i=0
 	while xenstore-exists "/local/domain/0/backend/vbd/$domid" 2>/dev/null && [ $i -lt 150 ]; do
