@@ -100,7 +100,9 @@ run_case() {
 	for d in "${CASE_DISKS[@]}"; do
 		g=${d%%:*}
 		[ -n "${G_BAD[$g]}" ] && continue
-		disk_detach "$g" "${d#*:}" || true
+		# a disk that does not go away leaves the guest unusable for the next cases: it is
+		# destroyed below and re-created by the next case
+		disk_detach "$g" "${d#*:}" || { log "guest $g: ${d#*:} did not detach cleanly"; G_BAD[$g]=1; }
 	done
 	# kernel warnings/oopses in the guest (also from the detach) and in dom0 fail the case
 	if [ -n "${G:-}" ] && [ -n "${G_DOMID[$G]}" ] && [ -z "${G_BAD[$G]}" ]; then
@@ -154,6 +156,13 @@ suite_end() {
 # guest_create NAME [VCPUS] [MEM_MB] [DISKSPEC...]: create a PV guest running the agent, wait
 # until the agent answers. Its console is streamed to ours prefixed with "[NAME] ".
 guest_create() {
+	_guest_create1 "$@" && return 0
+	# one more try: under TCG a spurious user-space crash (xl, hotplug script) can break a create
+	log "guest $1: creation failed, destroying and trying once more"
+	guest_destroy "$1"
+	_guest_create1 "$@"
+}
+_guest_create1() {
 	local name=$1 vcpus=${2:-2} mem=${3:-512} kernel domid fd pid i r disks="" d
 	G_ARGS[$name]="$*"
 	shift 3 2>/dev/null || shift $#
@@ -193,11 +202,11 @@ guest_create() {
 	exec {fd}< <(exec xenstore-watch "/local/domain/$domid/data/xlab/rc")
 	pid=$!
 	G_WATCHFD[$name]=$fd G_WATCHPID[$name]=$pid
-	i=0
+	i=$SECONDS
 	while :; do
 		r=$(xenstore-read "/local/domain/$domid/data/xlab/rc" 2>/dev/null) && break
-		read -r -t 5 -u "$fd" _ || i=$((i + 5))
-		[ $i -ge 180 ] && { log "guest $name: agent did not start in 180 s"; G_BAD[$name]=1; return 1; }
+		read -r -t 5 -u "$fd" _ || sleep 1   # (EOF if the watcher died: do not spin)
+		[ $((SECONDS - i)) -ge 180 ] && { log "guest $name: agent did not start in 180 s"; G_BAD[$name]=1; return 1; }
 		guest_alive "$name" || { log "guest $name died during boot"; G_BAD[$name]=1; return 1; }
 	done
 	log "guest $name (domid $domid) agent ready"
