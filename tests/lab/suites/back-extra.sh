@@ -23,7 +23,7 @@ no_leak() {
 	[ "$g" = 0 ] && [ "$p" = 0 ] || { case_fail "$1: grants_mapped=$g pages_in_use=$p"; return 1; }
 }
 
-# nullb_4k: a 256 MiB memory-backed null_blk with 4 KiB logical blocks; prints its name
+# nullb_4k: a 256 MiB memory-backed null_blk with 4 KiB logical blocks; prints its name (nb4k)
 nullb_4k() {
 	local d=/sys/kernel/config/nullb/nb4k
 	modprobe configfs 2>/dev/null
@@ -34,7 +34,8 @@ nullb_4k() {
 		echo 4096 > $d/blocksize && echo 256 > $d/size && echo 1 > $d/memory_backed &&
 			echo 1 > $d/power || return 1
 	fi
-	echo "nullb$(cat $d/index)"
+	# a configfs null_blk is named after its directory
+	echo nb4k
 }
 
 c_nullb4k() {   # FRONT
@@ -44,7 +45,7 @@ c_nullb4k() {   # FRONT
 		{ case_fail "$nb has logical_block_size $(cat /sys/block/$nb/queue/logical_block_size)"; return 1; }
 	be_use "$BACK" || return 1
 	fe_use "$G" "$1" || return 1
-	disk_attach "$G" "$nb" xvdb || return 1
+	disk_attach "$G" "/dev/$nb" xvdb || return 1
 	ss=$(xs_back "$G" xvdb sector-size)
 	expect "backend sector-size" "$ss" 4096
 	expect "guest logical_block_size" "$DI_lbs" 4096
