@@ -339,6 +339,7 @@ static inline void xbb_stat_inc(u64 *counter)
 
 /* xbb_ring.flags */
 #define XBB_RING_EVENT	0	/* event received, EOI owed (irq -> thread) */
+#define XBB_RING_TRIM	1	/* dom0 is short of memory: empty the page cache */
 
 /**
  * struct xbb_ring - one shared ring, its event channel and its thread
@@ -349,7 +350,7 @@ static inline void xbb_stat_inc(u64 *counter)
  * @irq: event channel irq, 0 if unbound
  * @task: the ring thread, NULL when not running
  * @wq: the thread sleeps here; woken by events, completions and stop
- * @flags: XBB_RING_EVENT (atomic bitops)
+ * @flags: XBB_RING_EVENT, XBB_RING_TRIM (atomic bitops)
  * @done: finished requests waiting for their response (lock-free list)
  * @stats: counters
  *

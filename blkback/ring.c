@@ -302,7 +302,8 @@ static void xbb_ring_round(struct xbb_ring *ring)
 
 static bool xbb_ring_has_work(struct xbb_ring *ring)
 {
-	return test_bit(XBB_RING_EVENT, &ring->flags) || ring->more ||
+	return test_bit(XBB_RING_EVENT, &ring->flags) ||
+	       test_bit(XBB_RING_TRIM, &ring->flags) || ring->more ||
 	       !llist_empty(&ring->done) || kthread_should_stop();
 }
 
@@ -344,7 +345,7 @@ static void xbb_ring_idle_check(struct xbb_ring *ring)
 	 */
 	if (rsp_prod == ring->rsp_pushed &&
 	    (RING_IDX)(rsp_prod - rsp_event) < RING_SIZE(br)) {
-		xbb_warn_rl(ring->be, "ring %u: frontend waits for responses up to %u (rsp_event %u): notifying again",
+		xbb_warn_rl(ring->be, "ring %u: frontend waits for rsp %u (rsp_event %u): notifying again",
 			    ring->index, rsp_prod, rsp_event);
 		notify_remote_via_irq(ring->irq);
 		xbb_stat_inc(&ring->stats.notify_out);
@@ -368,6 +369,8 @@ static int xbb_ring_thread(void *arg)
 		if (idle && !ring->starved)
 			ring->idle_round = true;
 		xbb_ring_round(ring);
+		if (test_and_clear_bit(XBB_RING_TRIM, &ring->flags))
+			xbb_gnt_trim(ring, 0);
 		if (idle && !ring->starved) {
 			ring->idle_round = false;
 			xbb_ring_idle_check(ring);

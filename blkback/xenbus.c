@@ -735,6 +735,25 @@ static void xbb_remove(struct xenbus_device *dev)
 	kfree(be);
 }
 
+/*
+ * dom0 is short of memory (xenbus calls this from its shrinker): have
+ * every ring thread give its free pages back.  Must not block.
+ */
+static void xbb_reclaim_memory(struct xenbus_device *dev)
+{
+	struct xbb_dev *be = dev_get_drvdata(&dev->dev);
+	unsigned int i;
+
+	if (!be)
+		return;
+	spin_lock(&be->rings_lock);
+	for (i = 0; i < be->nr_rings; i++) {
+		set_bit(XBB_RING_TRIM, &be->rings[i].flags);
+		wake_up(&be->rings[i].wq);
+	}
+	spin_unlock(&be->rings_lock);
+}
+
 static const struct xenbus_device_id xbb_ids[] = {
 	{ "vbd" },
 	{ "" }
@@ -746,6 +765,7 @@ static struct xenbus_driver xbb_driver = {
 	.probe = xbb_probe,
 	.remove = xbb_remove,
 	.otherend_changed = xbb_frontend_changed,
+	.reclaim_memory = xbb_reclaim_memory,
 	/* Unbinding keeps the frontend connected: a reloaded backend resumes. */
 	.allow_rebind = true,
 	.driver = {
