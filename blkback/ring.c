@@ -345,7 +345,7 @@ static void xbb_ring_idle_check(struct xbb_ring *ring)
 	 */
 	if (rsp_prod == ring->rsp_pushed &&
 	    (RING_IDX)(rsp_prod - rsp_event) < RING_SIZE(br)) {
-		xbb_warn_rl(ring->be, "ring %u: frontend waits (rsp %u, rsp_event %u): notify again",
+		xbb_warn_rl(ring->be, "ring %u: frontend waits (rsp %u, event %u): notify again",
 			    ring->index, rsp_prod, rsp_event);
 		notify_remote_via_irq(ring->irq);
 		xbb_stat_inc(&ring->stats.notify_out);
