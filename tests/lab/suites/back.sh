@@ -20,7 +20,8 @@ if suite_begin; then
 		case_skip ours-all "xblkfront.ko not in the image"
 	fi
 	FRONT=xen-blkfront
-	data_cases intree- -qdisk -nullb-q1 -persistent-beoff -ring-order2 -ring-order-fe1 -hotplug
+	data_cases intree- -qdisk -nullb-q1 -indirect-off -persistent-on -persistent-beoff -ring-order2 \
+		-ring-order-fe1 -hotplug
 else
 	case_begin setup; case_fail "suite setup failed"; case_end
 fi
