@@ -11,11 +11,13 @@ G=g1 FRONT=${XLAB_FRONT:-xblkfront} BACK=${XLAB_BACK:-}
 [ -n "$BACK" ] || { [ -f /extra/xblkback.ko ] && BACK=xblkback || BACK=xen-blkback; }
 RT=${XLAB_RUNTIME:-10}
 
+# --size bounds what the jobs touch: null_blk is memory backed in dom0, and a time-based
+# sequential write over the whole 1 GiB device ran dom0 (1 GiB) out of memory.
 demo_job() {   # NAME FIO-ARGS...
 	local name=$1
 	shift
 	g_ok -t $((RT + 120)) "$G" "set -o pipefail; fio --name=$name --filename=/dev/xvdb --ioengine=libaio --direct=1 \
-		--runtime=$RT --time_based $* 2>&1 | grep -E '^ *(read|write):|IOPS|lat \(usec\): min|^Run status|err=' " || return 1
+		--runtime=$RT --time_based --size=256M $* 2>&1 | grep -E '^ *(read|write):|IOPS|lat \(usec\): min|^Run status|err=' " || return 1
 	g_out | grep -E 'IOPS=|lat \(usec\): min' | sed "s/^ */XLAB-INFO demo\/$name: /"
 	case_note "$name $(grep -oE '(read|write): IOPS=[^ ]+ BW=[^ ]+' "$G_OUT" | head -1)"
 }
