@@ -114,6 +114,8 @@ run_case() {
 	for g in "${!G_BAD[@]}"; do
 		[ -n "${G_BAD[$g]}" ] && [ -n "${G_DOMID[$g]}" ] && { log "destroying hung guest $g"; guest_destroy "$g"; }
 	done
+	# a steadily shrinking figure here points at a leak in dom0 (e.g. the backend)
+	log "dom0 memory after $CASE: $(free -m | awk '/^Mem/{print $3 " MiB used, " $4 " MiB free"}')"
 	if ! case_ok; then
 		log "diagnostics for $CASE: dom0 dmesg tail"
 		dmesg | tail -15 | sed 's/^/    /'
