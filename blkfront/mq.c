@@ -11,7 +11,7 @@
  * the lock is dropped.
  *
  * When grants run out a request goes back to the block layer with
- * BLK_STS_DEV_RESOURCE, where later bios can still merge into it; the
+ * BLK_STS_RESOURCE, where later bios can still merge into it; the
  * completion path reruns the queue.
  */
 #include <linux/blk-mq.h>
@@ -42,8 +42,15 @@ static blk_status_t xbf_prep(struct xbf_ring *ring, struct request *rq,
 		return BLK_STS_IOERR;
 	if (nr_data > BLKIF_MAX_SEGMENTS_PER_REQUEST)
 		nr_ind = xblk_indirect_frames(nr_data);
+	/*
+	 * BLK_STS_RESOURCE, not _DEV_RESOURCE: batched completions
+	 * (blk_mq_end_request_batch) skip blk-mq's SCHED_RESTART handling,
+	 * so a request turned away just as the last one completed could be
+	 * stranded (seen in the lab).  With _RESOURCE blk-mq also reruns the
+	 * queue after a short delay; the completion path reruns it at once.
+	 */
 	if (!xbf_grants_get(ring, xbf_req(rq), nr_data, nr_ind))
-		return BLK_STS_DEV_RESOURCE;
+		return BLK_STS_RESOURCE;
 
 	sts = xbf_build(ring, rq, breq);
 	if (sts != BLK_STS_OK)
@@ -126,7 +133,7 @@ static blk_status_t xbf_queue_one(struct xbf_ring *ring, struct request *rq,
 
 	sts = xbf_prep(ring, rq, &breq);
 	if (sts != BLK_STS_OK) {
-		if (sts == BLK_STS_DEV_RESOURCE)
+		if (sts == BLK_STS_RESOURCE)
 			ring->stats->ring_full++;	/* racy count, fine */
 		return sts;
 	}
