@@ -15,6 +15,7 @@
 #define XBLKFRONT_H
 
 #include <linux/blk-mq.h>
+#include <linux/hrtimer.h>
 #include <linux/kobject.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
@@ -24,6 +25,15 @@
 #include <xblk/xenstore.h>
 
 #define XBF_NAME	"xblkfront"
+
+/* Dispatch budget (max_inflight): default and largest accepted value. */
+#define XBF_DEF_MAX_INFLIGHT	16
+#define XBF_MAX_INFLIGHT	4096
+
+/* Interrupt batching (irq_batch): default, largest, and the longest wait. */
+#define XBF_DEF_IRQ_BATCH	8
+#define XBF_MAX_IRQ_BATCH	64
+#define XBF_IRQ_BATCH_WAIT_NS	(1000 * NSEC_PER_USEC)
 
 /* Minimum grants per ring; see xbf_pool_size(). */
 #define XBF_MIN_GRANTS	1024
@@ -72,6 +82,7 @@ struct xbf_pool {
  * @notify_in: interrupts that found work
  * @spurious: interrupts that found no work
  * @errors: requests the backend failed
+ * @timer_polls: looks at the ring by the irq_batch timer that found work
  *
  * Submission counters are updated under xbf_ring.lock, completion ones in
  * the interrupt handler under the same lock; readers take no lock.
@@ -90,6 +101,7 @@ struct xbf_stats {
 	u64 notify_in;
 	u64 spurious;
 	u64 errors;
+	u64 timer_polls;
 };
 
 struct xbf_info;
@@ -98,7 +110,8 @@ struct xbf_info;
  * struct xbf_ring - one shared ring, one hardware queue
  * @info: the disk
  * @index: queue number
- * @lock: protects @front, @inflight, @broken and the @stats counters
+ * @lock: protects @front, @inflight, @broken, @work_since_eoi and the
+ *	  @stats counters
  * @front: the front end of the shared ring
  * @inflight: request of each outstanding id (= tag), NULL when free
  * @nr_slots: ring size (and number of ids)
@@ -107,10 +120,13 @@ struct xbf_info;
  * @evtchn: event channel to the backend
  * @irq: its Linux irq
  * @broken: the backend broke the protocol; the ring is dead
+ * @work_since_eoi: responses were taken since the last late EOI
  * @pool_lock: protects @data, @indirect and @need_rerun
  * @data: persistent data grants (with pages) or references for bio pages
  * @indirect: indirect descriptor frames (with pages)
  * @need_rerun: a request was turned away for lack of grants
+ * @irq_batch: responses to ask for per interrupt (1: every response)
+ * @poll_timer: bounds how long a response waits for its batch
  * @hctx: the hardware queue served by this ring
  * @stats: counters
  */
@@ -123,6 +139,7 @@ struct xbf_ring {
 	struct request **inflight;
 	unsigned int nr_slots;
 	bool broken;
+	bool work_since_eoi;
 
 	grant_ref_t ring_refs[1 << XBLK_MAX_RING_ORDER];
 	struct blkif_sring *sring;
@@ -133,6 +150,9 @@ struct xbf_ring {
 	struct xbf_pool data;
 	struct xbf_pool indirect;
 	bool need_rerun;
+
+	unsigned int irq_batch;
+	struct hrtimer poll_timer;
 
 	struct blk_mq_hw_ctx *hctx;
 	struct xbf_stats *stats;
@@ -170,9 +190,16 @@ enum xbf_state {
  * @gd: the disk, once connected
  * @flush_op: BLKIF_OP_FLUSH_DISKCACHE, BLKIF_OP_WRITE_BARRIER or 0
  * @error_work: moves a broken device to Closed outside interrupt context
+ * @max_inflight: dispatch budget: most requests on all rings together, 0 for
+ *	no bound beyond the rings (sysfs xblk/max_inflight, read locklessly)
+ * @inflight_now: requests holding budget (dispatched, not yet completed)
+ * @budget_starved: a request was refused budget; the completion path must
+ *	rerun the hardware queues once budget is back
+ * @budget_denied: how often dispatch was refused budget (sysfs)
  *
  * @mutex protects @rings/@nr_rings setup and teardown, @gd creation and
- * deletion, @be and @neg.
+ * deletion, @be and @neg.  The budget fields are atomics or read and
+ * written with READ_ONCE/WRITE_ONCE; see mq.c.
  */
 struct xbf_info {
 	struct xenbus_device *xbdev;
@@ -200,6 +227,11 @@ struct xbf_info {
 	u8 flush_op;
 
 	struct work_struct error_work;
+
+	unsigned int max_inflight;
+	atomic_t inflight_now;
+	atomic_t budget_starved;
+	atomic_long_t budget_denied;
 };
 
 /**
@@ -211,6 +243,7 @@ struct xbf_info {
  * @nr_indirect: indirect frames, after the data entries in @gnt
  * @nr_segs: data segments actually sent (<= @nr_data)
  * @rsp_status: BLKIF_RSP_* status of the response
+ * @budget: the request holds one unit of the disk's dispatch budget
  * @next: link while completing a batch
  * @gnt: grants held by the request, data first, then indirect frames
  */
@@ -221,6 +254,7 @@ struct xbf_req {
 	u16 nr_indirect;
 	u16 nr_segs;
 	s16 rsp_status;
+	bool budget;
 	struct xbf_req *next;
 	struct xbf_gnt *gnt[];
 };
@@ -230,6 +264,8 @@ extern unsigned int xbf_max_queues;
 extern unsigned int xbf_max_ring_order;
 extern unsigned int xbf_max_indirect_segs;
 extern bool xbf_persistent;
+extern unsigned int xbf_max_inflight;
+extern unsigned int xbf_irq_batch;
 
 /* xenbus.c */
 int xbf_xenbus_register(void);
@@ -264,6 +300,7 @@ void xbf_disk_destroy(struct xbf_info *info);
 void xbf_disk_update_capacity(struct xbf_info *info, u64 sectors);
 void xbf_fail_inflight(struct xbf_info *info);
 void xbf_complete_list(struct xbf_ring *ring, struct xbf_req *list);
+void xbf_budget_set_max(struct xbf_info *info, unsigned int max);
 
 /* sysfs.c */
 int xbf_stats_add(struct xbf_ring *ring);

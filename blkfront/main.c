@@ -8,6 +8,7 @@
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/stringify.h>
 #include <xen/xen.h>
 #include <xen/platform_pci.h>
 
@@ -19,6 +20,8 @@ unsigned int xbf_max_queues = 4;
 unsigned int xbf_max_ring_order = 2;
 unsigned int xbf_max_indirect_segs = 256;
 bool xbf_persistent = true;
+unsigned int xbf_max_inflight = XBF_DEF_MAX_INFLIGHT;
+unsigned int xbf_irq_batch = XBF_DEF_IRQ_BATCH;
 
 static int xbf_set_queues(const char *val, const struct kernel_param *kp)
 {
@@ -33,6 +36,16 @@ static int xbf_set_ring_order(const char *val, const struct kernel_param *kp)
 static int xbf_set_indirect(const char *val, const struct kernel_param *kp)
 {
 	return param_set_uint_minmax(val, kp, 0, XBLK_MAX_INDIRECT_SEGS);
+}
+
+static int xbf_set_inflight(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, XBF_MAX_INFLIGHT);
+}
+
+static int xbf_set_irq_batch(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, XBF_MAX_IRQ_BATCH);
 }
 
 static const struct kernel_param_ops xbf_queues_ops = {
@@ -50,6 +63,16 @@ static const struct kernel_param_ops xbf_indirect_ops = {
 	.get = param_get_uint,
 };
 
+static const struct kernel_param_ops xbf_inflight_ops = {
+	.set = xbf_set_inflight,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops xbf_irq_batch_ops = {
+	.set = xbf_set_irq_batch,
+	.get = param_get_uint,
+};
+
 module_param_cb(max_queues, &xbf_queues_ops, &xbf_max_queues, 0644);
 MODULE_PARM_DESC(max_queues,
 		 "Maximum hardware queues (rings) per disk, 1-32; the disk uses min(this, online vCPUs, backend maximum) (default 4)");
@@ -62,6 +85,14 @@ MODULE_PARM_DESC(max_indirect_segments,
 module_param_named(feature_persistent, xbf_persistent, bool, 0644);
 MODULE_PARM_DESC(feature_persistent,
 		 "Use persistent grants when the backend offers them (default Y)");
+module_param_cb(max_inflight, &xbf_inflight_ops, &xbf_max_inflight, 0644);
+MODULE_PARM_DESC(max_inflight,
+		 "Dispatch budget of a new disk: most requests in flight on all its rings; the rest wait in the block layer, where bios merge; 0 = bounded by the rings only, 1-4096 (default "
+		 __stringify(XBF_DEF_MAX_INFLIGHT) "); per disk: xblk/max_inflight in sysfs");
+module_param_cb(irq_batch, &xbf_irq_batch_ops, &xbf_irq_batch, 0644);
+MODULE_PARM_DESC(irq_batch,
+		 "Responses a ring asks the backend to collect before it interrupts us (never more than are outstanding; a timer bounds the wait to 1 ms); 1 = an interrupt per response, 1-64 (default "
+		 __stringify(XBF_DEF_IRQ_BATCH) ")");
 
 /* ---------------------------------------------------------------------- */
 

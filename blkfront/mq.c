@@ -10,9 +10,16 @@
  * (RING_PUSH_REQUESTS_AND_CHECK_NOTIFY); the notification is sent after
  * the lock is dropped.
  *
+ * Dispatch is also bounded on purpose.  A disk has a budget of requests
+ * in flight (xblk/max_inflight); blk-mq asks for budget before it takes a
+ * request out of the I/O scheduler or the per-CPU software queues, and a
+ * refusal leaves the request there, where later bios still merge into it.
+ * Without the bound every request goes to the ring the moment it is made,
+ * and under load sequential I/O never merges.  The completion path gives
+ * budget back and reruns the queues.
+ *
  * When grants run out a request goes back to the block layer with
- * BLK_STS_RESOURCE, where later bios can still merge into it; the
- * completion path reruns the queue.
+ * BLK_STS_RESOURCE; the completion path reruns the queue.
  */
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
@@ -25,6 +32,95 @@
 static const struct block_device_operations xbf_fops = {
 	.owner = THIS_MODULE,
 };
+
+/*
+ * The dispatch budget is per disk: blk-mq's budget callbacks get the
+ * request_queue, not the hardware queue.  inflight_now counts requests
+ * that hold budget; it is only compared with max_inflight when that is
+ * set, but always kept, so the bound can change at runtime.
+ */
+static bool xbf_budget_get(struct xbf_info *info)
+{
+	unsigned int max = READ_ONCE(info->max_inflight);
+
+	if (atomic_inc_return(&info->inflight_now) <= max || !max)
+		return true;
+	atomic_dec(&info->inflight_now);
+	atomic_long_inc(&info->budget_denied);
+	/*
+	 * Flag the refusal, then look again: a completion that gave budget
+	 * back before it could see the flag is seen here (both sides order
+	 * their write before their read; atomic_inc_return is a full barrier).
+	 */
+	atomic_set(&info->budget_starved, 1);
+	if (atomic_inc_return(&info->inflight_now) <= max)
+		return true;
+	atomic_dec(&info->inflight_now);
+	return false;
+}
+
+static void xbf_budget_put(struct xbf_info *info)
+{
+	atomic_dec(&info->inflight_now);
+}
+
+/* The request gives back the budget it holds, if any. */
+static void xbf_budget_release(struct xbf_info *info, struct request *rq)
+{
+	struct xbf_req *req = xbf_req(rq);
+
+	if (req->budget) {
+		req->budget = false;
+		xbf_budget_put(info);
+	}
+}
+
+/* After giving budget back: let refused requests have their turn. */
+static void xbf_budget_restart(struct xbf_info *info, struct request_queue *q)
+{
+	/* Our atomic_dec()s before the flag read; see xbf_budget_get(). */
+	smp_mb();
+	if (atomic_read(&info->budget_starved) &&
+	    atomic_xchg(&info->budget_starved, 0))
+		blk_mq_run_hw_queues(q, true);
+}
+
+/**
+ * xbf_budget_set_max() - change a disk's dispatch budget
+ * @info: the disk
+ * @max: requests in flight on all its rings together, 0 for no bound
+ *
+ * Safe at any time; requests holding budget keep it.
+ *
+ * Context: process context, info->mutex held.
+ */
+void xbf_budget_set_max(struct xbf_info *info, unsigned int max)
+{
+	lockdep_assert_held(&info->mutex);
+	WRITE_ONCE(info->max_inflight, max);
+	if (info->gd)
+		xbf_budget_restart(info, info->gd->queue);
+}
+
+static int xbf_get_budget(struct request_queue *q)
+{
+	return xbf_budget_get(q->queuedata) ? 0 : -1;
+}
+
+static void xbf_put_budget(struct request_queue *q, int token)
+{
+	xbf_budget_put(q->queuedata);
+}
+
+static void xbf_set_rq_budget_token(struct request *rq, int token)
+{
+	xbf_req(rq)->budget = token >= 0;
+}
+
+static int xbf_get_rq_budget_token(struct request *rq)
+{
+	return xbf_req(rq)->budget ? 0 : -1;
+}
 
 /* Take grants and build the private ring request.  No ring lock held. */
 static blk_status_t xbf_prep(struct xbf_ring *ring, struct request *rq,
@@ -135,6 +231,8 @@ static blk_status_t xbf_queue_one(struct xbf_ring *ring, struct request *rq,
 	if (sts != BLK_STS_OK) {
 		if (sts == BLK_STS_RESOURCE)
 			ring->stats->ring_full++;	/* racy count, fine */
+		/* Like SCSI: a request we do not take gives its budget back. */
+		xbf_budget_release(ring->info, rq);
 		return sts;
 	}
 	blk_mq_start_request(rq);
@@ -143,6 +241,7 @@ static blk_status_t xbf_queue_one(struct xbf_ring *ring, struct request *rq,
 	if (!xbf_ring_put(ring, rq, &breq)) {
 		spin_unlock_irqrestore(&ring->lock, flags);
 		xbf_finish(ring, rq, BLKIF_RSP_ERROR);
+		xbf_budget_release(ring->info, rq);
 		return BLK_STS_IOERR;
 	}
 	if (last)
@@ -169,13 +268,16 @@ static void xbf_commit_rqs(struct blk_mq_hw_ctx *hctx)
 /*
  * A plugged batch: every request goes on its ring unpushed; each ring
  * touched is pushed, and its backend notified, once at the end.  Requests
- * we cannot take go back to blk-mq, which issues them through ->queue_rq().
+ * we cannot take go back to blk-mq, which issues them through ->queue_rq()
+ * or keeps them where they can merge.  blk-mq takes no budget on this path,
+ * so we do; once the budget is spent the rest of the batch goes back.
  */
 static void xbf_queue_rqs(xb_rqs_t *rqlist)
 {
 	struct xbf_info *info = NULL;
 	struct xb_requeue requeue;
 	unsigned long touched = 0;
+	bool no_budget = false;
 	struct request *rq;
 	unsigned int i;
 
@@ -185,6 +287,13 @@ static void xbf_queue_rqs(xb_rqs_t *rqlist)
 		struct xbf_ring *ring = rq->mq_hctx->driver_data;
 
 		info = ring->info;
+		xbf_req(rq)->budget = false;
+		if (no_budget || !xbf_budget_get(info)) {
+			no_budget = true;
+			xb_requeue_add(&requeue, rq);
+			continue;
+		}
+		xbf_req(rq)->budget = true;
 		/* This path skips blk_mq_get_driver_tag(), which sets this. */
 		rq->mq_hctx->tags->rqs[rq->tag] = rq;
 		if (xbf_queue_one(ring, rq, false) != BLK_STS_OK) {
@@ -216,7 +325,8 @@ static void xbf_complete_batch(struct io_comp_batch *iob)
  * @list: chained through xbf_req.next, NULL terminated
  *
  * Completes what it can as one batch, then reruns the hardware queue once
- * if a request had been turned away for lack of grants.
+ * if a request had been turned away for lack of grants, and all of the
+ * disk's queues if one had been refused dispatch budget.
  *
  * Context: interrupt or process context, no ring lock held.
  */
@@ -232,6 +342,7 @@ void xbf_complete_list(struct xbf_ring *ring, struct xbf_req *list)
 
 		next = req->next;
 		xbf_finish(ring, rq, req->rsp_status);
+		xbf_budget_release(ring->info, rq);
 		if (!xb_add_to_batch(rq, &iob, req->status != BLK_STS_OK,
 				     xbf_complete_batch))
 			blk_mq_complete_request(rq);
@@ -243,8 +354,11 @@ void xbf_complete_list(struct xbf_ring *ring, struct xbf_req *list)
 	rerun = ring->need_rerun;
 	ring->need_rerun = false;
 	spin_unlock_irqrestore(&ring->pool_lock, flags);
-	if (rerun && ring->hctx)
+	if (!ring->hctx)
+		return;
+	if (rerun)
 		blk_mq_run_hw_queue(ring->hctx, true);
+	xbf_budget_restart(ring->info, ring->hctx->queue);
 }
 
 /**
@@ -304,6 +418,10 @@ static const struct blk_mq_ops xbf_mq_ops = {
 	.queue_rqs	= xbf_queue_rqs,
 #endif
 	.complete	= xbf_complete_rq,
+	.get_budget	= xbf_get_budget,
+	.put_budget	= xbf_put_budget,
+	.set_rq_budget_token = xbf_set_rq_budget_token,
+	.get_rq_budget_token = xbf_get_rq_budget_token,
 	.init_hctx	= xbf_init_hctx,
 	.exit_hctx	= xbf_exit_hctx,
 };
@@ -370,6 +488,10 @@ int xbf_disk_create(struct xbf_info *info)
 	err = blk_mq_alloc_tag_set(set);
 	if (err)
 		return err;
+
+	WRITE_ONCE(info->max_inflight, READ_ONCE(xbf_max_inflight));
+	atomic_set(&info->inflight_now, 0);
+	atomic_set(&info->budget_starved, 0);
 
 	xbf_fill_limits(info, &xl);
 	gd = xb_alloc_disk(set, &xl, info);

@@ -6,11 +6,18 @@
  * validates the copy (wire.h) and only then touches the request it names.
  * A backend that breaks the protocol gets its ring stopped: we withhold the
  * late EOI so it cannot keep us busy, and move the disk to the error state.
+ *
+ * Interrupts are batched: after a pass we ask the backend (rsp_event) for
+ * the next event only once irq_batch more responses are there, never more
+ * than are outstanding, so the event always comes.  A response that waits
+ * for its batch-mates waits at most XBF_IRQ_BATCH_WAIT_NS: a timer looks at
+ * the ring then.
  */
 #include <linux/interrupt.h>
 #include <linux/slab.h>
 #include <xen/events.h>
 #include <xen/page.h>
+#include <xblk/compat.h>
 
 #include "blkfront.h"
 
@@ -20,6 +27,31 @@ static void xbf_ring_broken(struct xbf_ring *ring, const char *why, u64 id)
 	ring->broken = true;
 	xbf_fail(ring->info, "queue %u: bad response (%s, id %llu)",
 		 ring->index, why, id);
+}
+
+/*
+ * RING_FINAL_CHECK_FOR_RESPONSES, asking for the event after a batch of
+ * responses.  Return: whether responses are already waiting.
+ */
+static bool xbf_rsp_rearm(struct xbf_ring *ring)
+{
+	struct blkif_front_ring *fr = &ring->front;
+	/* Pushed and unanswered: the backend will answer every one of them. */
+	unsigned int out = READ_ONCE(fr->sring->req_prod) - fr->rsp_cons;
+	unsigned int batch = clamp(out, 1U, ring->irq_batch);
+
+	lockdep_assert_held(&ring->lock);
+	if (RING_HAS_UNCONSUMED_RESPONSES(fr))
+		return true;
+	WRITE_ONCE(fr->sring->rsp_event, fr->rsp_cons + batch);
+	virt_mb();	/* rsp_event before we look at rsp_prod again */
+	if (RING_HAS_UNCONSUMED_RESPONSES(fr))
+		return true;
+	if (batch > 1 && !hrtimer_is_queued(&ring->poll_timer))
+		hrtimer_start(&ring->poll_timer,
+			      ns_to_ktime(XBF_IRQ_BATCH_WAIT_NS),
+			      HRTIMER_MODE_REL);
+	return false;
 }
 
 /*
@@ -69,38 +101,70 @@ static bool xbf_collect(struct xbf_ring *ring, struct xbf_req ***tail)
 			work = true;
 		}
 		fr->rsp_cons = rp;
-		RING_FINAL_CHECK_FOR_RESPONSES(fr, more);
+		more = xbf_rsp_rearm(ring);
 	} while (more);
 	return work;
 }
 
-static irqreturn_t xbf_interrupt(int irq, void *dev_id)
+/*
+ * Take and complete every response there is.  Return: 1 if some were
+ * there (for an event: or were taken by the timer since the last one), 0
+ * if none, -1 if the ring is (now) broken.
+ */
+static int xbf_ring_poll(struct xbf_ring *ring, bool from_timer)
 {
-	struct xbf_ring *ring = dev_id;
 	struct xbf_req *done = NULL, **tail = &done;
 	unsigned long flags;
 	bool work, broken;
+	int ret;
 
 	spin_lock_irqsave(&ring->lock, flags);
 	if (ring->broken) {
-		/* No EOI: a misbehaving backend cannot make us spin. */
 		spin_unlock_irqrestore(&ring->lock, flags);
-		return IRQ_HANDLED;
+		return -1;
 	}
 	work = xbf_collect(ring, &tail);
 	broken = ring->broken;
-	if (work)
+	if (work && from_timer)
+		ring->stats->timer_polls++;
+	else if (work)
 		ring->stats->notify_in++;
-	else
-		ring->stats->spurious++;
+	ring->work_since_eoi |= work;
+	ret = broken ? -1 : work;
+	if (!from_timer) {
+		/*
+		 * An event whose responses the timer took is not spurious:
+		 * a spurious late EOI makes Xen hold back the next events
+		 * (for up to a second as they repeat).
+		 */
+		if (!work && ring->work_since_eoi)
+			ret = 1;
+		else if (!work)
+			ring->stats->spurious++;
+		ring->work_since_eoi = false;
+	}
 	spin_unlock_irqrestore(&ring->lock, flags);
 
 	*tail = NULL;
 	xbf_complete_list(ring, done);
+	return ret;
+}
 
-	if (!broken)
+static irqreturn_t xbf_interrupt(int irq, void *dev_id)
+{
+	int work = xbf_ring_poll(dev_id, false);
+
+	/* No EOI on a broken ring: a misbehaving backend cannot make us spin. */
+	if (work >= 0)
 		xen_irq_lateeoi(irq, work ? 0 : XEN_EOI_FLAG_SPURIOUS);
 	return IRQ_HANDLED;
+}
+
+/* A response waited XBF_IRQ_BATCH_WAIT_NS for its batch: take it now. */
+static enum hrtimer_restart xbf_poll_timer(struct hrtimer *t)
+{
+	xbf_ring_poll(container_of(t, struct xbf_ring, poll_timer), true);
+	return HRTIMER_NORESTART;
 }
 
 /**
@@ -127,6 +191,8 @@ static void xbf_ring_free(struct xbf_ring *ring)
 		xenbus_free_evtchn(info->xbdev, ring->evtchn);
 		ring->evtchn = 0;
 	}
+	/* After the handler is gone: it is what starts the timer. */
+	hrtimer_cancel(&ring->poll_timer);
 	if (ring->sring)
 		xenbus_teardown_ring((void **)&ring->sring,
 				     1U << info->neg.ring_order, ring->ring_refs);
@@ -196,9 +262,14 @@ int xbf_rings_alloc(struct xbf_info *info, unsigned int nr, unsigned int order)
 	info->nr_rings = nr;
 	info->neg.ring_order = order;
 
+	/* xbf_rings_free() may look at rings whose allocation never began. */
 	for (i = 0; i < nr; i++) {
 		info->rings[i].info = info;
 		info->rings[i].index = i;
+		info->rings[i].irq_batch = READ_ONCE(xbf_irq_batch);
+		xb_hrtimer_setup(&info->rings[i].poll_timer, xbf_poll_timer);
+	}
+	for (i = 0; i < nr; i++) {
 		err = xbf_ring_alloc(&info->rings[i], order);
 		if (err) {
 			xenbus_dev_fatal(info->xbdev, err, "setting up ring %u", i);

@@ -51,6 +51,7 @@ XBF_STAT(notify_out);
 XBF_STAT(notify_in);
 XBF_STAT(spurious);
 XBF_STAT(errors);
+XBF_STAT(timer_polls);
 
 static struct attribute *xbf_stat_attrs[] = {
 	&xbf_stat_reads.attr,
@@ -65,6 +66,7 @@ static struct attribute *xbf_stat_attrs[] = {
 	&xbf_stat_notify_in.attr,
 	&xbf_stat_spurious.attr,
 	&xbf_stat_errors.attr,
+	&xbf_stat_timer_polls.attr,
 	NULL
 };
 ATTRIBUTE_GROUPS(xbf_stat);
@@ -158,7 +160,53 @@ XBF_DEV_ATTR(persistent, info->neg.persistent);
 XBF_DEV_ATTR(flush, info->flush_op != 0);
 XBF_DEV_ATTR(discard, info->be.discard);
 
+/* Runtime-tunable: see xbf_budget_set_max(). */
+static ssize_t max_inflight_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	struct xbf_info *info = dev_get_drvdata(dev);
+
+	if (!info)
+		return -ENODEV;
+	return sysfs_emit(buf, "%u\n", READ_ONCE(info->max_inflight));
+}
+
+static ssize_t max_inflight_store(struct device *dev,
+				  struct device_attribute *attr,
+				  const char *buf, size_t count)
+{
+	struct xbf_info *info = dev_get_drvdata(dev);
+	unsigned int v;
+	int err;
+
+	if (!info)
+		return -ENODEV;
+	err = kstrtouint(buf, 0, &v);
+	if (err)
+		return err;
+	if (v > XBF_MAX_INFLIGHT)
+		return -ERANGE;
+	mutex_lock(&info->mutex);
+	xbf_budget_set_max(info, v);
+	mutex_unlock(&info->mutex);
+	return count;
+}
+static DEVICE_ATTR_RW(max_inflight);
+
+static ssize_t budget_denied_show(struct device *dev,
+				  struct device_attribute *attr, char *buf)
+{
+	struct xbf_info *info = dev_get_drvdata(dev);
+
+	if (!info)
+		return -ENODEV;
+	return sysfs_emit(buf, "%lu\n", atomic_long_read(&info->budget_denied));
+}
+static DEVICE_ATTR_RO(budget_denied);
+
 static struct attribute *xbf_dev_attrs[] = {
+	&dev_attr_max_inflight.attr,
+	&dev_attr_budget_denied.attr,
 	&dev_attr_nr_queues.attr,
 	&dev_attr_ring_page_order.attr,
 	&dev_attr_max_segments.attr,

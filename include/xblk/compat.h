@@ -12,6 +12,7 @@
 
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
+#include <linux/hrtimer.h>
 
 /* ---------------------------------------------------------------------
  * Frontend: disk allocation and queue limits.
@@ -123,6 +124,22 @@ static inline struct gendisk *xb_alloc_disk(struct blk_mq_tag_set *set,
 		blk_queue_flag_set(QUEUE_FLAG_NONROT, gd->queue);
 #endif
 	return gd;
+}
+
+/**
+ * xb_hrtimer_setup() - initialise a relative CLOCK_MONOTONIC hrtimer
+ * @t: the timer
+ * @fn: its callback
+ */
+static inline void xb_hrtimer_setup(struct hrtimer *t,
+				    enum hrtimer_restart (*fn)(struct hrtimer *))
+{
+#ifdef HAVE_HRTIMER_SETUP
+	hrtimer_setup(t, fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+#else
+	hrtimer_init(t, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	t->function = fn;
+#endif
 }
 
 /* Merging is the default for every tag set since 6.14. */
