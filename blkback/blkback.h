@@ -61,6 +61,7 @@ struct xbb_params {
 };
 
 void xbb_params_get(struct xbb_params *p);
+extern bool xbb_poll_inflight;
 
 /* ------------------------------------------------------------------ */
 /* Ring layouts of the two x86 ABIs (request layouts in request.h).    */
@@ -363,6 +364,8 @@ static inline void xbb_stat_inc(u64 *counter)
  *	the ring for later)
  * @starved: ... and that was lack of memory, not the page budget
  * @idle_round: this round follows XBB_IDLE_TIMEOUT without any wake-up
+ * @deferred: req_event was left unarmed because requests are in flight:
+ *	their completions wake us to look at the ring (poll_inflight)
  * @took_since_eoi: requests were taken since the last late EOI
  * @rsp_pushed: rsp_prod_pvt when responses were last pushed
  * @reqs: one request slot per ring slot
@@ -394,6 +397,7 @@ struct xbb_ring {
 	bool blocked;
 	bool starved;
 	bool idle_round;
+	bool deferred;
 	bool took_since_eoi;
 	RING_IDX rsp_pushed;
 	struct xbb_req *reqs;

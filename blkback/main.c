@@ -21,6 +21,8 @@ static unsigned int xbb_max_indirect_segs = 256;
 static bool xbb_persistent = true;
 static unsigned int xbb_max_pgrants = 1056;
 static unsigned int xbb_max_inflight_pages = 4096;
+/* The exception: read by the ring threads every round, safe to change. */
+bool xbb_poll_inflight = true;
 
 /* Parse @val into the unsigned int behind @kp if it lies in [@min, @max]. */
 static int xbb_param_store_uint(const char *val, const struct kernel_param *kp,
@@ -121,6 +123,9 @@ module_param_cb(max_inflight_pages, &xbb_inflight_ops, &xbb_max_inflight_pages,
 		0444);
 MODULE_PARM_DESC(max_inflight_pages,
 		 "Pages mapped for requests in flight per ring, 64..262144, raised to one largest request (default 4096 = 16 MiB)");
+module_param_named(poll_inflight, xbb_poll_inflight, bool, 0644);
+MODULE_PARM_DESC(poll_inflight,
+		 "While a ring has requests in flight, look for new ones when they complete (at the latest a jiffy later) instead of asking the frontend for an event; writable at runtime (default Y)");
 
 /**
  * xbb_params_get() - snapshot of the module parameters

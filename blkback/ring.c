@@ -13,7 +13,12 @@
  *   3. reaps again, then pushes every response of the round with one
  *      RING_PUSH_RESPONSES_AND_CHECK_NOTIFY and at most one notification;
  *   4. when the ring is drained, RING_FINAL_CHECK_FOR_REQUESTS re-arms
- *      req_event and catches a request published meanwhile;
+ *      req_event and catches a request published meanwhile - unless
+ *      requests are still in flight (poll_inflight): their completions
+ *      wake the thread anyway, so it looks at the ring then and the
+ *      frontend need not notify; a wait that ends without any wake-up
+ *      (XBB_POLL_TIMEOUT) re-arms, so a slow request delays new ones by
+ *      one jiffy at most;
  *   5. sends the late EOI the event owed (the event channel is bound with
  *      the late-EOI variant: a frontend cannot make us spin by notifying,
  *      and a round that found nothing tells Xen the event was spurious).
@@ -40,6 +45,8 @@
 #define XBB_IDLE_TIMEOUT	(5 * HZ)
 /* Retry delay when a request could not get memory and nothing is in flight. */
 #define XBB_RETRY_TIMEOUT	(HZ / 20)
+/* Longest wait for a completion before a deferred ring re-arms req_event. */
+#define XBB_POLL_TIMEOUT	1
 /* Grant operations per hypercall batch. */
 #define XBB_BATCH		512
 
@@ -265,7 +272,7 @@ static void xbb_ring_check_size(struct xbb_ring *ring)
 		schedule_work(&be->resize_work);
 }
 
-static void xbb_ring_round(struct xbb_ring *ring)
+static void xbb_ring_round(struct xbb_ring *ring, bool timed_out)
 {
 	bool event = test_and_clear_bit(XBB_RING_EVENT, &ring->flags);
 	bool took;
@@ -281,8 +288,14 @@ static void xbb_ring_round(struct xbb_ring *ring)
 	xbb_io_reap(ring);
 	xbb_ring_push(ring);
 
+	ring->deferred = false;
 	if (!ring->blocked && !ring->halted) {
-		RING_FINAL_CHECK_FOR_REQUESTS(&ring->br.native, more);
+		if (ring->inflight && !timed_out && READ_ONCE(xbb_poll_inflight)) {
+			more = RING_HAS_UNCONSUMED_REQUESTS(&ring->br.native);
+			ring->deferred = !more;
+		} else {
+			RING_FINAL_CHECK_FOR_REQUESTS(&ring->br.native, more);
+		}
 		ring->more = more;
 	}
 	/*
@@ -359,16 +372,22 @@ static int xbb_ring_thread(void *arg)
 	while (!kthread_should_stop()) {
 		long timeout = ring->starved && !ring->inflight ?
 			       XBB_RETRY_TIMEOUT : XBB_IDLE_TIMEOUT;
-		bool idle;
+		bool idle, polled = false;
 
+		if (ring->deferred)
+			timeout = XBB_POLL_TIMEOUT;
 		idle = !wait_event_idle_timeout(ring->wq,
 						xbb_ring_has_work(ring),
 						timeout);
 		if (kthread_should_stop())
 			break;
+		if (idle && ring->deferred) {
+			polled = true;	/* not idle: nothing completed */
+			idle = false;
+		}
 		if (idle && !ring->starved)
 			ring->idle_round = true;
-		xbb_ring_round(ring);
+		xbb_ring_round(ring, polled);
 		if (test_and_clear_bit(XBB_RING_TRIM, &ring->flags))
 			xbb_gnt_trim(ring, 0);
 		if (idle && !ring->starved) {
