@@ -10,6 +10,7 @@
 #   make test-unit               userspace unit tests of the pure protocol code
 #   make test                    everything CI runs (scripts/test-all.sh)
 #   make lab-demo                boot Xen under QEMU and run fio through xblk
+#   make bench                   in-tree pair vs xblk vs dom0, side by side in the lab
 
 KVER	?= $(shell uname -r)
 # Without headers for the running kernel (CI may run on another kernel than
@@ -24,7 +25,7 @@ PROBE_DIR	= $(ROOT)/build/probe/$(subst /,_,$(abspath $(KDIR)))
 AUTOCONF	= $(PROBE_DIR)/xblk_autoconf.h
 KBUILD_ARGS	= -C $(KDIR) M=$(ROOT) XBLK_ROOT=$(ROOT) XBLK_AUTOCONF=$(AUTOCONF)
 
-.PHONY: all modules clean probe check style matrix test-unit test lab-demo deps
+.PHONY: all modules clean probe check style matrix test-unit test lab-demo bench deps
 
 all: modules
 
@@ -55,6 +56,9 @@ test:
 
 lab-demo:
 	scripts/lab-demo.sh
+
+bench:
+	scripts/bench.sh
 
 deps:
 	scripts/deps.sh

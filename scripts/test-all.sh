@@ -87,6 +87,7 @@ for s in $stages; do
 	unit)	if [ -f tests/unit/Makefile ]; then
 			stage unit 900 make --no-print-directory -C tests/unit
 			stage fuzz 600 make --no-print-directory -C tests/unit fuzz
+			stage bench-report 120 tests/bench/test-report.sh
 		else
 			skip unit "no tests/unit/Makefile"
 		fi ;;

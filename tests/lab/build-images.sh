@@ -149,7 +149,7 @@ copy_bins "$R" $XENBIN/xl $XENBIN/xenstored $XENBIN/xenconsoled $XENBIN/xenconso
 	$XENBIN/xen-init-dom0 $XENBIN/xenstore-control $XENBIN/libxl-save-helper $XENBIN/xentop \
 	/usr/bin/xenstore /usr/bin/bash /usr/bin/stat /usr/bin/flock /usr/sbin/losetup \
 	/sbin/blockdev /usr/bin/timeout /usr/sbin/dmsetup /usr/bin/dd /usr/bin/truncate \
-	/usr/bin/awk "$QEMU_XEN"
+	/usr/bin/awk /usr/bin/fio "$QEMU_XEN"
 xenstore_links "$R"
 # Debian's /usr/sbin/xl is a wrapper script picking the Xen version: call the binary directly
 for t in xl xentop; do ln -sf $XENBIN/$t "$R/usr/sbin/$t"; done

@@ -279,3 +279,40 @@ c_qdisk() {
 	g_ok "$q" kcheck
 	guest_destroy "$q"
 }
+
+# c_sched: write+verify under every I/O scheduler the guest has (none, mq-deadline, kyber,
+# bfq), then, with xblkfront, sequential 4 KiB reads from 4 jobs must merge at the disk
+# (the dispatch budget keeps requests in the block layer), and a runtime change of
+# xblk/max_inflight takes effect (budget_denied grows under a budget of 2)
+c_sched() {
+	local s scheds done_s="" merged d0 d1
+	be_use "$BACK" || return 1
+	fe_use "$G" "$FRONT" || return 1
+	disk_attach "$G" nullb0 xvdb || return 1
+	g_ok "$G" "modprobe -a mq-deadline kyber-iosched bfq 2>/dev/null; cat /sys/block/xvdb/queue/scheduler" || return 1
+	scheds=$(grep -v '^XLAB-' "$G_OUT" | tail -1 | tr -d '[]')
+	for s in none mq-deadline kyber bfq; do
+		[[ " $scheds " == *" $s "* ]] || { case_note "no $s"; continue; }
+		g_ok -t 150 "$G" "echo $s > /sys/block/xvdb/queue/scheduler && fio_verify /dev/xvdb 2M 4M" ||
+			{ case_fail "fio verify under $s failed"; return 1; }
+		done_s="$done_s $s"
+	done
+	case_note "verified under:$done_s"
+	[ "$FRONT" = xblkfront ] || return 0
+	g_ok "$G" "echo none > /sys/block/xvdb/queue/scheduler; read -r -a a < /sys/block/xvdb/stat
+		fio --name=m --filename=/dev/xvdb --ioengine=libaio --direct=1 --rw=read --bs=4k \
+			--numjobs=4 --iodepth=32 --iodepth_batch_submit=16 --runtime=4 --time_based \
+			--group_reporting > /dev/null || exit 1
+		read -r -a b < /sys/block/xvdb/stat; echo merged=\$((b[1] - a[1])) reads=\$((b[0] - a[0]))" ||
+		return 1
+	merged=$(g_field merged)
+	[ "${merged:-0}" -gt 0 ] || case_fail "sequential 4 KiB reads did not merge (reads merged: ${merged:-?})"
+	case_note "seq 4k read: $(g_field reads) requests, $merged merged"
+	g_ok -t 150 "$G" "d=/sys/block/xvdb/device/xblk; cat \$d/budget_denied; echo 2 > \$d/max_inflight &&
+		fio_verify /dev/xvdb 2M 4M && cat \$d/budget_denied && echo 0 > \$d/max_inflight &&
+		fio_verify /dev/xvdb 2M 4M && ! echo 5000 > \$d/max_inflight 2>/dev/null" ||
+		{ case_fail "runtime max_inflight changes"; return 1; }
+	d0=$(grep -E '^[0-9]+$' "$G_OUT" | head -1) d1=$(grep -E '^[0-9]+$' "$G_OUT" | sed -n 2p)
+	[ "${d1:-0}" -gt "${d0:-0}" ] || case_fail "budget_denied did not grow with max_inflight=2 ($d0 -> $d1)"
+	case_note "max_inflight 2 -> 0 at runtime, budget_denied $d0 -> $d1, 5000 refused"
+}

@@ -195,3 +195,53 @@ diag_dump() {
 	echo "--- diag: kernel log"
 	dmesg | tail -80
 }
+
+# irqsum REGEX: interrupts so far, all CPUs, of the interrupt lines whose name matches REGEX
+irqsum() {
+	awk -v re="$1" '$NF ~ re { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i } END { print s + 0 }' \
+		/proc/interrupts
+}
+
+# fe_counters DISK: xblkfront's summed queue counters: notify_out notify_in spurious requests
+# (zeros for a frontend without them)
+fe_counters() {
+	local d=/sys/block/$1/device k x v sum out=""
+	for k in notify_out notify_in spurious reads writes; do
+		sum=0
+		for x in "$d"/queue-*/$k; do
+			[ -f "$x" ] && read -r v < "$x" && sum=$((sum + v))
+		done
+		out="$out $sum"
+	done
+	echo "$out"
+}
+
+# bench_fio DEV IRQ-REGEX FIO-ARGS...: one benchmark job (fio, O_DIRECT libaio, group report);
+# prints "XLAB-BENCHG key=value..." with fio's IOPS and KiB/s and what moved meanwhile: the
+# disk's stat (requests, merges, sectors), the frontend's interrupts (lines named IRQ-REGEX)
+# and xblkfront's own counters
+bench_fio() {
+	local dev=$1 re=$2 d=${1#/dev/} rc i0 i1
+	local -a s0 s1 f0 f1
+	shift 2
+	read -r -a s0 < "/sys/block/$d/stat"
+	i0=$(irqsum "$re")
+	read -r -a f0 <<< "$(fe_counters "$d")"
+	fio --output-format=terse --terse-version=3 --name=b --filename="$dev" --ioengine=libaio \
+		--direct=1 --group_reporting "$@" > /tmp/fio.out 2> /tmp/fio.err
+	rc=$?
+	read -r -a s1 < "/sys/block/$d/stat"
+	i1=$(irqsum "$re")
+	read -r -a f1 <<< "$(fe_counters "$d")"
+	# terse v3: 7 read KiB/s, 8 read IOPS, 48 write KiB/s, 49 write IOPS
+	awk -F';' -v rc=$rc '/^3;/{printf "XLAB-BENCHG rc=%d iops=%d kibs=%d ", rc, $8 + $49, $7 + $48}' /tmp/fio.out
+	echo "rd=$((s1[0] - s0[0])) rd_merged=$((s1[1] - s0[1])) rd_sect=$((s1[2] - s0[2]))" \
+		"wr=$((s1[4] - s0[4])) wr_merged=$((s1[5] - s0[5])) wr_sect=$((s1[6] - s0[6]))" \
+		"fe_irq=$((i1 - i0)) fe_notify_out=$((f1[0] - f0[0])) fe_notify_in=$((f1[1] - f0[1]))" \
+		"fe_spurious=$((f1[2] - f0[2])) fe_req=$((f1[3] + f1[4] - f0[3] - f0[4]))"
+	if [ $rc != 0 ] || ! grep -q '^3;' /tmp/fio.out; then
+		tail -5 /tmp/fio.out
+		tail -5 /tmp/fio.err
+		return 1
+	fi
+}

@@ -21,7 +21,7 @@ if suite_begin; then
 	fi
 	FRONT=xen-blkfront
 	data_cases intree- -qdisk -nullb-q1 -indirect-off -persistent-on -persistent-beoff -ring-order2 \
-		-ring-order-fe1 -hotplug
+		-ring-order-fe1 -hotplug -sched
 else
 	case_begin setup; case_fail "suite setup failed"; case_end
 fi

@@ -30,6 +30,7 @@ data_cases() {
 	want flush            && run_case "${pfx}flush" c_flush
 	want ext4             && run_case "${pfx}ext4" c_ext4 loop1
 	want hotplug          && run_case "${pfx}hotplug" c_hotplug
+	want sched            && run_case "${pfx}sched" c_sched
 	want qdisk            && run_case "${pfx}qdisk" c_qdisk
 	return 0
 }

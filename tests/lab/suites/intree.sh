@@ -8,7 +8,7 @@
 G=g1 FRONT=xen-blkfront BACK=xen-blkback
 if suite_begin; then
 	# (nullb-q1 and ring-order-fe1 are covered by "front" against the same backend)
-	data_cases "" -nullb-q1 -ring-order-fe1
+	data_cases "" -nullb-q1 -ring-order-fe1 -sched
 else
 	case_begin setup; case_fail "suite setup failed"; case_end
 fi
