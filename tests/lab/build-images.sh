@@ -7,8 +7,8 @@
 #   $OUT/dom0.cpio           dom0 initramfs: Xen toolstack, QEMU xen-block backend, blkback,
 #                            null_blk, loop, dm, lab scripts, and the whole domU payload in /guest
 #   $OUT/rootfs-*/           the unpacked trees (for inspection)
-# Our modules are taken from $OUT/modules/*.ko (xblkfront.ko goes to the domU, xblkback.ko to
-# dom0, both under /extra).
+# Our modules are taken from $OUT/modules/*.ko (xblkfront.ko and the test-only xblkhostile.ko go
+# to the domU, xblkback.ko to dom0, all under /extra).
 #
 # usage: build-images.sh KVER       env: OUT (default tests/lab/out)
 set -euo pipefail
@@ -119,6 +119,8 @@ xenstore_links "$D"
 busybox_links "$D"
 copy_modules "$D" xen-blkfront ext4
 [ -f "$OUT/modules/xblkfront.ko" ] && cp "$OUT/modules/xblkfront.ko" "$D/extra/"
+# the hostile test frontend (tests/hostile, suite "hostile")
+[ -f "$OUT/modules/xblkhostile.ko" ] && cp "$OUT/modules/xblkhostile.ko" "$D/extra/"
 install -m 0755 "$HERE/init/domU-init.sh" "$D/init"
 install -m 0644 "$HERE/lib/guest.sh" "$D/lab/guest.sh"
 # Stored uncompressed: libxenguest would gunzip it in dom0 user space, ~8 s per xl create
@@ -164,6 +166,7 @@ copy_modules "$R" xenfs xen-evtchn xen-gntdev xen-gntalloc xen-privcmd xen-blkba
 [ -f "$OUT/modules/xblkback.ko" ] && cp "$OUT/modules/xblkback.ko" "$R/extra/"
 # xblkfront.ko in dom0 too: only so that suites can see it was built
 [ -f "$OUT/modules/xblkfront.ko" ] && cp "$OUT/modules/xblkfront.ko" "$R/extra/"
+[ -f "$OUT/modules/xblkhostile.ko" ] && cp "$OUT/modules/xblkhostile.ko" "$R/extra/"
 install -m 0755 "$HERE/init/dom0-init.sh" "$R/init"
 install -m 0644 "$HERE/lib/dom0.sh" "$HERE/lib/cases.sh" "$R/lab/"
 mkdir -p "$R/lab/suites"

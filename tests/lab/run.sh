@@ -4,6 +4,7 @@
 # xblk system-test lab: real Xen 4.17 under QEMU (TCG), PV dom0 + PV guests, our modules.
 #
 #   tests/lab/run.sh [SUITE...]        default: intree front back demo
+#                                      also available: back-extra stress hostile
 #
 # Installs missing Debian packages, builds our modules against the 6.1 headers matching the
 # kernel image the lab boots, builds the images into tests/lab/out/, boots Xen once per suite
@@ -181,6 +182,9 @@ inner() {
 		case $suite in
 		front) need_module "$suite" blkfront xblkfront.ko | tee -a "$RESULTS" | grep -q . && continue ;;
 		back) need_module "$suite" blkback xblkback.ko | tee -a "$RESULTS" | grep -q . && continue ;;
+		hostile)
+			need_module "$suite" blkback xblkback.ko | tee -a "$RESULTS" | grep -q . && continue
+			need_module "$suite" tests/hostile xblkhostile.ko | tee -a "$RESULTS" | grep -q . && continue ;;
 		demo)
 			if [[ " ${XLAB_OPTS:-} " != *" front=xen-blkfront "* ]]; then
 				need_module "$suite" blkfront xblkfront.ko | tee -a "$RESULTS" | grep -q . && continue
@@ -277,7 +281,13 @@ build_modules() {
 	make -C "$src" KDIR="$KDIR" -j"$(nproc)" > "$OUT/build.log" 2>&1
 	rc=$?
 	BUILD_RC=$rc
-	for m in blkfront/xblkfront.ko blkback/xblkback.ko; do
+	# the hostile test frontend (suite "hostile"): its own make, so that it can never break
+	# the drivers' build; a failure only means that suite has no module
+	if [ -f "$src/tests/hostile/Makefile" ]; then
+		make -C "$src/tests/hostile" KDIR="$KDIR" > "$OUT/build-hostile.log" 2>&1 ||
+			say "tests/hostile build failed, see $OUT/build-hostile.log"
+	fi
+	for m in blkfront/xblkfront.ko blkback/xblkback.ko tests/hostile/xblkhostile.ko; do
 		[ -f "$src/$m" ] || continue
 		cp "$src/$m" "$OUT/modules/"
 		if [ "$(modinfo -F vermagic "$src/$m" | cut -d' ' -f1)" != "$KVER" ]; then

@@ -1,0 +1,293 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# Suite "hostile": a hostile frontend attacks xblkback (not in the default suite list).
+#
+# The guest runs tests/hostile/xblkhostile.ko instead of a block frontend: it binds the vbd,
+# sets up a one-page ring like a real frontend, and on "echo CASE > /sys/kernel/debug/
+# xblkhostile/run" writes raw, mostly broken requests on the ring and checks every response
+# (id, operation, status); the result line ("PASS|FAIL|SKIP CASE: ...") is read back. Each
+# attack is followed by a good request, which must still be served. dom0 checks its side:
+#   - the backend's counters: err_req (refused by validation) and io_err (accepted, failed:
+#     grant map failures) grow by exactly the number of refusals the guest saw
+#   - a rate-limited xblkback line naming the domain and device says why
+#   - no BUG/WARNING/Oops (run_case), and after detach grants_mapped = pages_in_use = 0
+# Cases:
+#   setup        load xblkhostile, attach nullb0, connect; status as advertised
+#   good         reads at both ends of the disk
+#   nsegs        READ/WRITE with 0, 12, 255 segments; indirect with 0 and max+1 segments
+#   indirect     bad inner op (FLUSH, INDIRECT, 99), more segments than 8 pages hold, 0xffff,
+#                an ungranted indirect page; inside the page: first > last, last > 7, bad gref
+#   segs         first_sect > last_sect, last_sect 8, 255/255
+#   range        sector = capacity, capacity-4 (+8), past the end, 2^64-4, 2^63
+#   badop        operations 99, 255, WRITE_BARRIER (and DISCARD when not offered): EOPNOTSUPP
+#   grefs        invalid gref, an allocated but never granted ref, a page granted to another
+#                domain (read and write), and a request whose third segment is foreign
+#   dupid        two requests in flight with one id (and a bad third with it): all answered
+#   dfetch       double fetch: 300 requests each rewritten (good <-> bad) until answered
+#   flood        2000 refused requests: the log stays rate limited
+#   storm        15 s of event-channel notifications: dom0 stays responsive (sleep latency
+#                measured meanwhile), the ring serves afterwards
+#   noisy-neighbour  a second guest (in-tree xen-blkfront) on the same xblkback runs fio
+#                verify in a loop while dfetch/flood/storm/grefs hit the first: no error
+#   prod-ahead   req_prod 1000 ahead: the ring stops, dom0 says so, a good request is ignored
+#   detach       detach the attacked disk: everything unmapped and freed
+#   readonly     access=ro disk: WRITE, indirect WRITE, FLUSH, DISCARD refused; reads served
+#   unaligned    4 KiB null_blk: I/O not aligned to 4 KiB refused
+# shellcheck source=/dev/null
+. /lab/dom0.sh
+# shellcheck source=/dev/null
+. /lab/cases.sh
+# shellcheck disable=SC2034  # FRONT: logged by suite_begin (cases.sh)
+G=g1 BACK=xblkback FRONT=xblkhostile
+DRV=/sys/bus/xen-backend/drivers/xblkback
+HD=/sys/kernel/debug/xblkhostile
+VDEV=xvdb
+
+# no_leak LABEL: the driver holds no grant and no page (no vbd of ours may be connected)
+no_leak() {
+	local g p
+	g=$(cat $DRV/grants_mapped 2>/dev/null) p=$(cat $DRV/pages_in_use 2>/dev/null)
+	[ -n "$g" ] || { case_fail "$1: $DRV/grants_mapped missing"; return 1; }
+	if [ "$g" != 0 ] || [ "$p" != 0 ]; then
+		case_fail "$1: grants_mapped=$g pages_in_use=$p"
+		return 1
+	fi
+	case_note "$1: grants_mapped=0 pages_in_use=0"
+}
+
+# the backend's xenbus device name of $VDEV in $G, as its messages start
+vbd_tag() { echo "vbd-${G_DOMID[$G]}-$(vdev_devid "$VDEV")"; }
+# klines: number of xblkback kernel lines about the vbd so far
+klines() { dmesg | grep -c "xblkback $(vbd_tag):"; }
+# klog_since N: those lines after the first N
+klog_since() { dmesg | grep "xblkback $(vbd_tag):" | tail -n +$(($1 + 1)); }
+
+# h_load: xblkhostile instead of a block frontend in $G, debugfs mounted
+h_load() {
+	g_ok "$G" "fe_unload && { grep -q '^xblkhostile ' /proc/modules || insmod /extra/xblkhostile.ko; } &&
+		{ [ -d $HD ] || mount -t debugfs none /sys/kernel/debug; } && cat $HD/status"
+}
+
+# h_attach BACKING [DISKSPEC-OPTIONS]: xl block-attach, wait until xblkhostile is connected;
+# the disk is NOT registered for run_case's detach (it lives across cases)
+h_attach() {
+	local spec
+	spec="format=raw,vdev=$VDEV,access=rw${2:+,$2},target=$(backing "$1")"
+	log "xl block-attach $G $spec"
+	timeout 90 xl block-attach "$G" "$spec" || { case_fail "xl block-attach $G $spec failed"; return 1; }
+	g_ok "$G" "i=0; while ! grep -q 'connected=1' $HD/status && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i+1)); done
+		cat $HD/status; grep -q 'connected=1' $HD/status" || return 1
+	H_STATUS=$(grep -o 'device=.*' "$G_OUT" | head -1)
+}
+
+# h_run CASE [ARG] [TIMEOUT]: run one attack in the guest; H_LINE = its result line,
+# H_RES = PASS|FAIL|SKIP; returns 0 for PASS
+h_run() {
+	H_LINE="" H_RES=""
+	g_run -t "${3:-120}" "$G" "echo '$1 ${2:-}' > $HD/run; cat $HD/run" ||
+		{ case_fail "guest command for '$1' rc=$G_RC: $(tail -3 "$G_OUT" | tr '\n' '|')"; return 1; }
+	H_LINE=$(grep -E '^(PASS|FAIL|SKIP) ' "$G_OUT" | tail -1)
+	H_RES=${H_LINE%% *}
+	[ -n "$H_LINE" ] || { case_fail "no result line from the guest for '$1'"; return 1; }
+	[ "$H_RES" = PASS ]
+}
+
+# guest's "key=value" from the result line (first match)
+h_field() { grep -o "\b$1=[^ ;]*" <<< "$H_LINE" | head -1 | cut -d= -f2-; }
+
+# c_attack CASE ARG COUNTER LOG-REGEX: run an attack; the guest must PASS, the backend's
+# COUNTER (err_req: validation only, io_err must not move; any: err_req + io_err) must grow by
+# the guest's refusals, and a new xblkback line about this vbd must match LOG-REGEX
+c_attack() {
+	local c=$1 arg=$2 ctr=$3 re=$4 e0 i0 k0 e1 i1 ref new
+	# xbb_warn_rl allows 10 lines per 5 s per device: start each case in a fresh window
+	sleep 5.5
+	e0=$(be_stat "$G" $VDEV err_req) i0=$(be_stat "$G" $VDEV io_err) k0=$(klines)
+	[ -n "$e0" ] || { case_fail "no backend counters for $(vbd_tag) (not connected?)"; return 1; }
+	h_run "$c" "$arg" || { [ -n "$H_LINE" ] && case_fail "guest: $H_LINE"; }
+	e1=$(be_stat "$G" $VDEV err_req) i1=$(be_stat "$G" $VDEV io_err)
+	ref=$(h_field refused)
+	new=$(klog_since "$k0")
+	case $ctr in
+	err_req)
+		expect "err_req growth" $((e1 - e0)) "$ref"
+		expect "io_err growth" $((i1 - i0)) 0 ;;
+	io_err)
+		expect "io_err growth" $((i1 - i0)) "$ref"
+		expect "err_req growth" $((e1 - e0)) 0 ;;
+	any) expect "err_req + io_err growth" $((e1 - e0 + i1 - i0)) "$ref" ;;
+	esac
+	if [ -n "$re" ] && ! grep -qE "$re" <<< "$new"; then
+		case_fail "no new xblkback line for $(vbd_tag) matching '$re' (got: $(head -2 <<< "$new" | tr '\n' '|' | cut -c1-200))"
+	fi
+	case_note "guest: ${H_LINE#* }"
+	case_note "dom0: err_req +$((e1 - e0)) io_err +$((i1 - i0)), $(wc -l <<< "$new") new lines, e.g. '$(head -1 <<< "$new" | sed 's/^\[[^]]*\] //' | cut -c1-150)'"
+}
+
+c_setup() {
+	be_use "$BACK" || return 1
+	h_load || return 1
+	h_attach nullb0 || return 1
+	case_note "$H_STATUS"
+}
+
+c_good() {
+	h_run good || case_fail "guest: $H_LINE"
+	case_note "guest: ${H_LINE#* }"
+	case_note "dom0: rd_req=$(be_stat "$G" $VDEV rd_req)"
+}
+
+# flood: 2000 refusals; the log lines about the vbd must stay within the rate limit
+c_flood() {
+	local k0 t0 t1 n allow e0 e1
+	sleep 5.5
+	k0=$(klines) t0=$(now) e0=$(be_stat "$G" $VDEV err_req)
+	h_run flood 2000 || case_fail "guest: $H_LINE"
+	t1=$(now) e1=$(be_stat "$G" $VDEV err_req)
+	n=$(klog_since "$k0" | grep -vc 'callbacks suppressed')
+	# 10 lines per started 5 s window (+1 window: the check itself lags)
+	allow=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%d", (int((b - a) / 5) + 2) * 10}')
+	expect "err_req growth" $((e1 - e0)) "$(h_field refused)"
+	[ "$n" -le "$allow" ] || case_fail "$n xblkback lines for $(vbd_tag) in $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.0f", b-a}') s (allowed $allow)"
+	case_note "guest: ${H_LINE#* }"
+	case_note "dom0: err_req +$((e1 - e0)), $n lines logged in $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.0f", b-a}') s (limit $allow), suppressed: $(dmesg | grep -c 'callbacks suppressed')"
+}
+
+# storm SECS: the guest notifies in a tight loop; meanwhile dom0 measures how late a 0.2 s
+# sleep wakes up. dom0 must stay responsive, the backend must take far fewer interrupts
+# than notifications were sent (late EOI), and serve a good request afterwards.
+c_storm() {
+	local secs=${1:-15} n0 n1 pid t0 t a b max=0 sent
+	n0=$(be_stat "$G" $VDEV notify_in)
+	rm -f "$LAB_TMP"/storm.rc "$LAB_TMP"/storm.out
+	(
+		h_run storm "$secs" $((secs + 90))
+		echo "$G_RC" > "$LAB_TMP"/storm.rc
+		echo "$H_LINE" > "$LAB_TMP"/storm.out
+	) &
+	pid=$!
+	t0=$SECONDS
+	while [ ! -f "$LAB_TMP"/storm.rc ] && [ $((SECONDS - t0)) -lt $((secs + 100)) ]; do
+		a=$(now)
+		sleep 0.2
+		cat "/sys/bus/xen-backend/devices/$(vbd_tag)/statistics/notify_in" > /dev/null 2>&1
+		b=$(now)
+		t=$(awk -v a="$a" -v b="$b" 'BEGIN{printf "%d", (b - a) * 1000}')
+		[ "$t" -gt "$max" ] && max=$t
+	done
+	wait $pid
+	H_LINE=$(cat "$LAB_TMP"/storm.out 2>/dev/null)
+	n1=$(be_stat "$G" $VDEV notify_in)
+	sent=$(h_field notifications)
+	[ "${H_LINE%% *}" = PASS ] || case_fail "guest: ${H_LINE:-no result (rc=$(cat "$LAB_TMP"/storm.rc 2>/dev/null))}"
+	[ "$max" -lt 2000 ] || case_fail "dom0 stalled: a 0.2 s sleep took $max ms during the storm"
+	if [ -n "$sent" ] && [ $((n1 - n0)) -ge "$sent" ]; then
+		case_fail "backend took $((n1 - n0)) interrupts for $sent notifications"
+	fi
+	case_note "guest: ${H_LINE#* }"
+	case_note "dom0: notify_in +$((n1 - n0)) for ${sent:-?} notifications in ${secs}s, worst 0.2 s sleep ${max} ms"
+}
+
+c_prod() {
+	local k0 new
+	sleep 5.5
+	k0=$(klines)
+	h_run prod 1000 || case_fail "guest: $H_LINE"
+	new=$(klog_since "$k0")
+	grep -qE 'ring 0 stopped: req_prod [0-9]+ runs ahead' <<< "$new" ||
+		case_fail "no 'ring 0 stopped' line for $(vbd_tag) (got: $(head -2 <<< "$new" | tr '\n' '|' | cut -c1-200))"
+	case_note "guest: ${H_LINE#* }"
+	case_note "dom0: '$(grep -m1 'stopped' <<< "$new" | sed 's/^\[[^]]*\] //' | cut -c1-160)'"
+}
+
+c_detach() {
+	disk_detach "$G" $VDEV || return 1
+	no_leak "after detach"
+}
+
+# noisy-neighbour: guest g2 (xen-blkfront) on nullb1 verifies data in a loop while $G attacks
+c_noisy() {
+	local q=g2 t0 fails passes
+	if [ -z "${G_DOMID[$q]}" ]; then
+		guest_create "$q" 2 384 "format=raw,vdev=xvdb,access=rw,target=$(backing nullb1)" ||
+			{ case_fail "could not create guest $q"; return 1; }
+	fi
+	fe_use "$q" xen-blkfront || return 1
+	g_ok "$q" "waitdev /dev/xvdb 45 && rm -f /tmp/nn.out && (end=\$((SECONDS + 150)); n=0
+		while [ \$SECONDS -lt \$end ]; do
+			fio_verify /dev/xvdb 4M 8M > /tmp/nn.fio 2>&1 || { echo NN-FAIL; cat /tmp/nn.fio; break; }
+			n=\$((n + 1)); echo NN-PASS \$n
+		done > /tmp/nn.out 2>&1; echo NN-DONE >> /tmp/nn.out) > /dev/null 2>&1 &
+		sleep 3" || return 1
+	t0=$SECONDS
+	c_attack dfetch 300 err_req "" || true
+	c_attack grefs "" io_err 'mapping grant [0-9]+ failed' || true
+	c_attack indirect "" any 'bad indirect operation' || true
+	c_flood || true
+	c_storm 15 || true
+	case_note "attacks took $((SECONDS - t0)) s"
+	g_ok -t 240 "$q" "while ! grep -q NN-DONE /tmp/nn.out; do sleep 1; done; cat /tmp/nn.out; kcheck" || return 1
+	fails=$(grep -c NN-FAIL "$G_OUT") passes=$(grep -c NN-PASS "$G_OUT")
+	[ "$fails" = 0 ] || case_fail "the neighbour's fio verify failed: $(grep -v '^XLAB-' "$G_OUT" | grep -iE 'err|verify' | head -3 | tr '\n' '|' | cut -c1-300)"
+	[ "$passes" -ge 1 ] || case_fail "the neighbour completed no fio verify run"
+	case_note "neighbour $q: $passes fio write+verify runs passed, $fails failed"
+	guest_destroy "$q"
+}
+
+c_readonly() {
+	be_use "$BACK" || return 1
+	h_attach nullb2 access=ro || return 1
+	c_attack readonly "" err_req 'write to read-only device'
+	disk_detach "$G" $VDEV || return 1
+	no_leak "after detach"
+}
+
+c_unaligned() {
+	local d=/sys/kernel/config/nullb/nb4k
+	modprobe configfs 2>/dev/null
+	[ -d /sys/kernel/config/nullb ] || mount -t configfs configfs /sys/kernel/config 2>/dev/null
+	if [ ! -d $d ] && ! { mkdir $d && echo 4096 > $d/blocksize && echo 256 > $d/size &&
+		echo 1 > $d/memory_backed && echo 1 > $d/power; }; then
+		case_fail "cannot create a 4 KiB null_blk"
+		return 1
+	fi
+	h_attach /dev/nb4k || return 1
+	c_attack unaligned "" err_req 'not aligned to the logical block'
+	disk_detach "$G" $VDEV || return 1
+	no_leak "after detach"
+}
+
+# the attack cases on the main disk, with their counter and expected log line
+attack() {   # NAME CASE ARG COUNTER REGEX
+	want "$1" && run_case "$1" c_attack "${@:2}"
+}
+
+if [ ! -f /extra/xblkback.ko ] || [ ! -f /extra/xblkhostile.ko ]; then
+	case_skip all "xblkback.ko or xblkhostile.ko not in the image"
+	suite_end
+	exit
+fi
+want() { [ -z "${XLAB_CASES:-}" ] || [[ ,$XLAB_CASES, == *,$1,* ]]; }
+if suite_begin; then
+	run_case setup c_setup
+	want good && run_case good c_good
+	attack nsegs nsegs "" err_req 'refused request id [0-9]+ \(op [01], [0-9]+ segments\): bad segment count'
+	attack indirect indirect "" any 'bad indirect operation'
+	attack segs segs "" err_req ': bad segment$'
+	attack range range "" err_req 'beyond the end of the device'
+	attack badop badop "" err_req 'unknown operation'
+	attack grefs grefs "" io_err 'mapping grant [0-9]+ failed'
+	attack dupid dupid "" err_req 'bad segment count'
+	attack dfetch dfetch 300 err_req ""
+	want flood && run_case flood c_flood
+	want storm && run_case storm c_storm 15
+	want noisy-neighbour && run_case noisy-neighbour c_noisy
+	want good && run_case good-after c_good
+	want prod-ahead && run_case prod-ahead c_prod
+	run_case detach c_detach
+	want readonly && run_case readonly c_readonly
+	want unaligned && run_case unaligned c_unaligned
+else
+	case_begin setup; case_fail "suite setup failed"; case_end
+fi
+suite_end
