@@ -429,7 +429,12 @@ void xbb_ring_limits(struct xbb_ring *ring, struct xblk_req_limits *lim);
  * @xdev: the xenbus device
  * @domid: frontend domain
  * @name: "d<domid>/<disk>" for messages
- * @rs: rate limit of messages the guest can trigger
+ * @rs: rate limit of per-request messages the guest can trigger
+ * @rs_missed: messages @rs suppressed since the last one printed
+ * @rs_state: rate limit of connection-level messages the guest can trigger
+ *	  (ring stopped, fatal errors, connected), kept apart from @rs so that
+ *	  a flood of refused requests cannot hide them
+ * @rs_state_missed: messages @rs_state suppressed since the last one printed
  * @lock: serialises the state machine: frontend changes, the hotplug
  *	  watch, resize and remove.  Protects every field below up to
  *	  @rings_lock, and the rings' setup and teardown.
@@ -453,6 +458,9 @@ struct xbb_dev {
 	domid_t domid;
 	char name[32];
 	struct ratelimit_state rs;
+	atomic_t rs_missed;
+	struct ratelimit_state rs_state;
+	atomic_t rs_state_missed;
 
 	/* See @lock above. */
 	struct mutex lock;
@@ -474,6 +482,8 @@ struct xbb_dev {
 };
 
 __printf(2, 3) void xbb_warn_rl(struct xbb_dev *be, const char *fmt, ...);
+__printf(2, 3) void xbb_warn_state(struct xbb_dev *be, const char *fmt, ...);
+__printf(2, 3) void xbb_info_state(struct xbb_dev *be, const char *fmt, ...);
 __printf(2, 3) void xbb_warn(struct xbb_dev *be, const char *fmt, ...);
 __printf(2, 3) void xbb_info(struct xbb_dev *be, const char *fmt, ...);
 int xbb_xenbus_init(void);

@@ -206,9 +206,10 @@ static void xbb_ring_halt(struct xbb_ring *ring, RING_IDX rp)
 	struct blkif_back_ring *br = &ring->br.native;
 
 	ring->halted = true;
-	xbb_warn_rl(ring->be, "ring %u stopped: req_prod %u runs ahead (cons %u, rsp %u, size %u)",
-		    ring->index, rp, br->req_cons, br->rsp_prod_pvt,
-		    RING_SIZE(br));
+	xbb_warn_state(ring->be,
+		       "ring %u stopped: req_prod %u runs ahead (cons %u, rsp %u, size %u)",
+		       ring->index, rp, br->req_cons, br->rsp_prod_pvt,
+		       RING_SIZE(br));
 }
 
 /* Take every request available.  Return: whether any was taken. */
@@ -466,8 +467,8 @@ int xbb_ring_map(struct xbb_ring *ring, const grant_ref_t *grefs,
 	ring->rsp_pushed = rsp_prod;
 	nr = RING_SIZE(&ring->br.native);
 	if (!xblk_req_prod_sane(req_prod, rsp_prod, rsp_prod, nr)) {
-		xbb_warn_rl(be, "ring %u: bad indexes (req_prod %u, rsp_prod %u)",
-			    ring->index, req_prod, rsp_prod);
+		xbb_warn_state(be, "ring %u: bad indexes (req_prod %u, rsp_prod %u)",
+			       ring->index, req_prod, rsp_prod);
 		err = -EIO;
 		goto out_unmap;
 	}

@@ -44,13 +44,34 @@ static void xbb_vprintk(struct xbb_dev *be, const char *level,
 	dev_printk(level, &be->xdev->dev, "%s: %pV\n", be->name, &vaf);
 }
 
+/*
+ * Whether a message the guest can provoke may be printed now; if so, first
+ * say how many were suppressed before it, naming the device (the generic
+ * "callbacks suppressed" line of the ratelimit code would not).
+ */
+static bool xbb_ratelimit(struct xbb_dev *be, struct ratelimit_state *rs,
+			  atomic_t *missed)
+{
+	int n;
+
+	if (!__ratelimit(rs)) {
+		atomic_inc(missed);
+		return false;
+	}
+	n = atomic_xchg(missed, 0);
+	if (n)
+		dev_warn(&be->xdev->dev, "%s: %d messages suppressed\n",
+			 be->name, n);
+	return true;
+}
+
 /**
- * xbb_warn_rl() - warn about something the guest can provoke
+ * xbb_warn_rl() - warn about a request the guest sent
  * @be: device
  * @fmt: printf format, without the trailing newline
  *
- * Rate limited per device, so that one guest cannot hide another's
- * messages.
+ * Rate limited per device, so that one guest cannot flood dom0's log nor
+ * hide another's messages.
  *
  * Context: any.
  */
@@ -58,10 +79,53 @@ void xbb_warn_rl(struct xbb_dev *be, const char *fmt, ...)
 {
 	va_list args;
 
-	if (!__ratelimit(&be->rs))
+	if (!xbb_ratelimit(be, &be->rs, &be->rs_missed))
 		return;
 	va_start(args, fmt);
 	xbb_vprintk(be, KERN_WARNING, fmt, &args);
+	va_end(args);
+}
+
+/**
+ * xbb_warn_state() - warn about a connection-level event the guest provoked
+ * @be: device
+ * @fmt: printf format, without the trailing newline
+ *
+ * For what happens once per connection (a ring stopped, bad ring indexes,
+ * an ignored state): rate limited too, since a guest can reconnect in a
+ * loop, but apart from xbb_warn_rl() so that refused requests cannot hide
+ * these lines.
+ *
+ * Context: any.
+ */
+void xbb_warn_state(struct xbb_dev *be, const char *fmt, ...)
+{
+	va_list args;
+
+	if (!xbb_ratelimit(be, &be->rs_state, &be->rs_state_missed))
+		return;
+	va_start(args, fmt);
+	xbb_vprintk(be, KERN_WARNING, fmt, &args);
+	va_end(args);
+}
+
+/**
+ * xbb_info_state() - report a state change the guest drove
+ * @be: device
+ * @fmt: printf format, without the trailing newline
+ *
+ * As xbb_warn_state(), at KERN_INFO (e.g. "connected").
+ *
+ * Context: any.
+ */
+void xbb_info_state(struct xbb_dev *be, const char *fmt, ...)
+{
+	va_list args;
+
+	if (!xbb_ratelimit(be, &be->rs_state, &be->rs_state_missed))
+		return;
+	va_start(args, fmt);
+	xbb_vprintk(be, KERN_INFO, fmt, &args);
 	va_end(args);
 }
 
@@ -129,7 +193,7 @@ void xbb_fatal(struct xbb_dev *be, int err, const char *fmt, ...)
 	struct va_format vaf;
 	va_list args;
 
-	if (!__ratelimit(&be->rs)) {
+	if (!xbb_ratelimit(be, &be->rs_state, &be->rs_state_missed)) {
 		xenbus_switch_state(be->xdev, XenbusStateClosing);
 		return;
 	}
@@ -475,11 +539,14 @@ static void xbb_try_connect(struct xbb_dev *be)
 		xbb_fatal(be, err, "switching to Connected");
 		return;
 	}
-	xbb_info(be, "connected: %u ring(s) of %u page(s), %s protocol, persistent grants %s, indirect segments %u",
-		 be->nr_rings, 1U << be->ring_order,
-		 be->abi == XBLK_ABI_X86_32 ? XBLK_PROTO_X86_32 :
-		 be->abi == XBLK_ABI_X86_64 ? XBLK_PROTO_X86_64 : "native",
-		 be->persistent ? "on" : "off", be->params.max_indirect_segs);
+	xbb_info_state(be,
+		       "connected: %u ring(s) of %u page(s), %s protocol, persistent grants %s, indirect segments %u",
+		       be->nr_rings, 1U << be->ring_order,
+		       be->abi == XBLK_ABI_X86_32 ? XBLK_PROTO_X86_32 :
+		       be->abi == XBLK_ABI_X86_64 ? XBLK_PROTO_X86_64 :
+		       "native",
+		       be->persistent ? "on" : "off",
+		       be->params.max_indirect_segs);
 	return;
 
 out_stop:
@@ -654,8 +721,8 @@ static void xbb_frontend_changed(struct xenbus_device *dev,
 		break;
 
 	default:
-		xbb_warn_rl(be, "ignoring frontend state %s",
-			    xenbus_strstate(fe_state));
+		xbb_warn_state(be, "ignoring frontend state %s",
+			       xenbus_strstate(fe_state));
 		break;
 	}
 	mutex_unlock(&be->lock);
@@ -687,6 +754,9 @@ static int xbb_probe(struct xenbus_device *dev,
 	if (!IS_ERR(disk))
 		kfree(disk);
 	ratelimit_state_init(&be->rs, 5 * HZ, 10);
+	ratelimit_set_flags(&be->rs, RATELIMIT_MSG_ON_RELEASE);
+	ratelimit_state_init(&be->rs_state, 5 * HZ, 10);
+	ratelimit_set_flags(&be->rs_state, RATELIMIT_MSG_ON_RELEASE);
 	mutex_init(&be->lock);
 	spin_lock_init(&be->rings_lock);
 	INIT_WORK(&be->resize_work, xbb_resize_work);
