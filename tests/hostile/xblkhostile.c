@@ -308,6 +308,10 @@ static void xh_check(struct xh_dev *h, unsigned long timeout)
 		if (!xh_exp[j].seen)
 			xh_fail("no response for id %llu (want status %d)",
 				xh_exp[j].id, xh_exp[j].status);
+	/* One response per request: nothing may follow. */
+	if (n == xh_nexp && xh_collect(h, rsp, 1, HZ / 5))
+		xh_fail("extra response id %llu (status %d)", rsp[0].id,
+			rsp[0].status);
 	if (!xh_failed)
 		xh_note("%u responses as expected, refused=%u", n, refused);
 }
@@ -793,11 +797,12 @@ static void xh_run(const char *name, unsigned long arg)
 	} else {
 		/* Leftovers of an earlier case would confuse this one. */
 		while (xh_collect(h, &rsp, 1, 0))
-			;
-		if (h->ring.req_prod_pvt != h->ring.rsp_cons)
+			xh_fail("stray response id %llu (status %d) before the case",
+				rsp.id, rsp.status);
+		if (!xh_failed && h->ring.req_prod_pvt != h->ring.rsp_cons)
 			xh_fail("%u requests of an earlier case unanswered",
 				h->ring.req_prod_pvt - h->ring.rsp_cons);
-		else
+		if (!xh_failed)
 			c->fn(h, arg);
 	}
 	scnprintf(xh_result, sizeof(xh_result), "%s %s: %s\n",
