@@ -446,6 +446,7 @@ static void xh_case_range(struct xh_dev *h, unsigned long arg)
 static void xh_case_unaligned(struct xh_dev *h, unsigned long arg)
 {
 	struct blkif_request *r;
+	u64 id;
 
 	if (h->ssize <= 512) {
 		xh_note("SKIP: sector-size is %u", h->ssize);
@@ -455,6 +456,14 @@ static void xh_case_unaligned(struct xh_dev *h, unsigned long arg)
 	xh_bad_rw(h, BLKIF_OP_WRITE, 4, 1, BLKIF_RSP_ERROR);
 	r = xh_bad_rw(h, BLKIF_OP_READ, 0, 1, BLKIF_RSP_ERROR);
 	r->u.rw.seg[0].last_sect = 3;
+	/*
+	 * Legal, if odd: one logical block split across two pages (the
+	 * request as a whole is aligned).  Served, and dom0 must not warn.
+	 */
+	r = xh_rw(h, BLKIF_OP_READ, 8, 3, &id);
+	r->u.rw.seg[0].first_sect = 4;
+	r->u.rw.seg[2].last_sect = 3;
+	xh_expect(id, BLKIF_OP_READ, BLKIF_RSP_OKAY);
 	xh_good(h, 8);
 	xh_run_expect(h);
 }

@@ -33,7 +33,8 @@
 #   prod-ahead   req_prod 1000 ahead: the ring stops, dom0 says so, a good request is ignored
 #   detach       detach the attacked disk: everything unmapped and freed
 #   readonly     access=ro disk: WRITE, indirect WRITE, FLUSH, DISCARD refused; reads served
-#   unaligned    4 KiB null_blk: I/O not aligned to 4 KiB refused
+#   unaligned    4 KiB null_blk: I/O not aligned to 4 KiB refused; a 4 KiB block split across
+#                two pages (legal) served
 # shellcheck source=/dev/null
 . /lab/dom0.sh
 # shellcheck source=/dev/null
