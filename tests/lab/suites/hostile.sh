@@ -24,7 +24,8 @@
 #                domain (read and write), and a request whose third segment is foreign
 #   dupid        two requests in flight with one id (and a bad third with it): all answered
 #   dfetch       double fetch: 300 requests each rewritten (good <-> bad) until answered
-#   flood        2000 refused requests: the log stays rate limited
+#   flood        2000 refused requests: the log stays rate limited, and the next line after
+#                the window says how many were suppressed, naming the device
 #   storm        15 s of event-channel notifications: dom0 stays responsive (sleep latency
 #                measured meanwhile), the ring serves afterwards
 #   noisy-neighbour  a second guest (in-tree xen-blkfront) on the same xblkback runs fio
@@ -141,7 +142,7 @@ c_good() {
 
 # flood: 2000 refusals; the log lines about the vbd must stay within the rate limit
 c_flood() {
-	local k0 t0 t1 n allow e0 e1
+	local k0 t0 t1 n allow e0 e1 sup
 	sleep 5.5
 	k0=$(klines) t0=$(now) e0=$(be_stat "$G" $VDEV err_req)
 	h_run flood 2000 || case_fail "guest: $H_LINE"
@@ -152,7 +153,13 @@ c_flood() {
 	expect "err_req growth" $((e1 - e0)) "$(h_field refused)"
 	[ "$n" -le "$allow" ] || case_fail "$n xblkback lines for $(vbd_tag) in $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.0f", b-a}') s (allowed $allow)"
 	case_note "guest: ${H_LINE#* }"
-	case_note "dom0: err_req +$((e1 - e0)), $n lines logged in $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.0f", b-a}') s (limit $allow), '$(klog_since "$k0" | grep -m1 'messages suppressed' | sed 's/^\[[^]]*\] //' | cut -c1-120)'"
+	case_note "dom0: err_req +$((e1 - e0)), $n lines logged in $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.0f", b-a}') s (limit $allow)"
+	# the next message after the window says, naming the device, how many were dropped
+	sleep 5.5
+	h_run segs || case_fail "guest: $H_LINE"
+	sup=$(klog_since "$k0" | grep -m1 -E "d${G_DOMID[$G]}/$VDEV: [0-9]+ messages suppressed")
+	[ -n "$sup" ] || case_fail "no 'd${G_DOMID[$G]}/$VDEV: N messages suppressed' line after the flood"
+	case_note "then '${sup#*] }'"
 }
 
 # storm SECS: the guest notifies in a tight loop; meanwhile dom0 measures how late a 0.2 s
