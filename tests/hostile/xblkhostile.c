@@ -108,6 +108,11 @@ static struct xh_dev *xh_cur;
 static char xh_result[XH_RESULT_LEN] = "none\n";
 static struct dentry *xh_dir;
 
+static bool xh_persistent;
+module_param_named(persistent, xh_persistent, bool, 0644);
+MODULE_PARM_DESC(persistent,
+		 "Ask for persistent grants (feature-persistent) on devices bound afterwards");
+
 /* The case being run: its expectations and findings. */
 static struct xh_exp xh_exp[XH_MAX_EXP];
 static unsigned int xh_nexp;
@@ -1013,6 +1018,9 @@ again:
 	if (!err)
 		err = xenbus_printf(xbt, dev->nodename, "protocol", "%s",
 				    XEN_IO_PROTO_ABI_NATIVE);
+	if (!err)
+		err = xenbus_printf(xbt, dev->nodename, "feature-persistent",
+				    "%u", READ_ONCE(xh_persistent));
 	if (err) {
 		xenbus_transaction_end(xbt, 1);
 		return err;

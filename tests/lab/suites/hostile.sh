@@ -33,6 +33,7 @@
 #                again: every verify run passes
 #   prod-ahead   req_prod 1000 ahead: the ring stops, dom0 says so, a good request is ignored
 #   detach       detach the attacked disk: everything unmapped and freed
+#   persistent   grefs, indirect, dupid again with persistent grants; detach frees everything
 #   readonly     access=ro disk: WRITE, indirect WRITE, FLUSH, DISCARD refused; reads served
 #   unaligned    4 KiB null_blk: I/O not aligned to 4 KiB refused; a 4 KiB block split across
 #                two pages (legal) served
@@ -244,6 +245,22 @@ c_noisy() {
 	guest_destroy "$q"
 }
 
+# persistent: the grant and indirect attacks again with persistent grants negotiated (the
+# backend keeps grants mapped; a failed persistent map must not stay in its tree)
+c_persistent() {
+	g_ok "$G" "echo 1 > /sys/module/xblkhostile/parameters/persistent" || return 1
+	h_attach nullb0 || return 1
+	expect "backend persistent" "$(cat "/sys/bus/xen-backend/devices/$(vbd_tag)/persistent" 2>/dev/null)" 1
+	c_attack grefs "" io_err 'mapping grant [0-9]+ failed'
+	c_attack indirect "" any 'bad indirect operation'
+	c_attack dupid "" err_req 'bad segment count'
+	h_run good || case_fail "guest: $H_LINE"
+	case_note "dom0: pgnt_hit=$(be_stat "$G" $VDEV pgnt_hit) persistent_grants=$(be_stat "$G" $VDEV persistent_grants)"
+	g_ok "$G" "echo 0 > /sys/module/xblkhostile/parameters/persistent" || return 1
+	disk_detach "$G" $VDEV || return 1
+	no_leak "after detach"
+}
+
 c_readonly() {
 	be_use "$BACK" || return 1
 	h_attach nullb2 access=ro || return 1
@@ -295,6 +312,7 @@ if suite_begin; then
 	want good && run_case good-after c_good
 	want prod-ahead && run_case prod-ahead c_prod
 	run_case detach c_detach
+	want persistent && run_case persistent c_persistent
 	want readonly && run_case readonly c_readonly
 	want unaligned && run_case unaligned c_unaligned
 else
