@@ -4,7 +4,7 @@
 # xblk system-test lab: real Xen 4.17 under QEMU (TCG), PV dom0 + PV guests, our modules.
 #
 #   tests/lab/run.sh [SUITE...]        default: intree front back demo
-#                                      also available: back-extra stress hostile
+#                                      also available: back-extra stress bench hostile
 #
 # Installs missing Debian packages, builds our modules against the 6.1 headers matching the
 # kernel image the lab boots, builds the images into tests/lab/out/, boots Xen once per suite
