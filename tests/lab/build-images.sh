@@ -8,7 +8,7 @@
 #                            null_blk, loop, dm, lab scripts, and the whole domU payload in /guest
 #   $OUT/rootfs-*/           the unpacked trees (for inspection)
 # Our modules are taken from $OUT/modules/*.ko (xblkfront.ko and the test-only xblkhostile.ko go
-# to the domU, xblkback.ko to dom0, all under /extra).
+# to the domU, xblkback.ko and the test-only xblkhostileback.ko to dom0, all under /extra).
 #
 # usage: build-images.sh KVER       env: OUT (default tests/lab/out)
 set -euo pipefail
@@ -164,6 +164,8 @@ mkdir -p "$R/usr/share/qemu"
 cp -a /usr/share/qemu/keymaps "$R/usr/share/qemu/" 2>/dev/null || true
 copy_modules "$R" xenfs xen-evtchn xen-gntdev xen-gntalloc xen-privcmd xen-blkback null_blk loop dm-mod
 [ -f "$OUT/modules/xblkback.ko" ] && cp "$OUT/modules/xblkback.ko" "$R/extra/"
+# test-only: the hostile backend of suites/hostile-back.sh
+[ -f "$OUT/modules/xblkhostileback.ko" ] && cp "$OUT/modules/xblkhostileback.ko" "$R/extra/"
 # xblkfront.ko in dom0 too: only so that suites can see it was built
 [ -f "$OUT/modules/xblkfront.ko" ] && cp "$OUT/modules/xblkfront.ko" "$R/extra/"
 [ -f "$OUT/modules/xblkhostile.ko" ] && cp "$OUT/modules/xblkhostile.ko" "$R/extra/"

@@ -4,7 +4,7 @@
 # xblk system-test lab: real Xen 4.17 under QEMU (TCG), PV dom0 + PV guests, our modules.
 #
 #   tests/lab/run.sh [SUITE...]        default: intree front back demo
-#                                      also available: back-extra stress bench hostile
+#                                      also available: back-extra stress bench hostile hostile-back
 #
 # Installs missing Debian packages, builds our modules against the 6.1 headers matching the
 # kernel image the lab boots, builds the images into tests/lab/out/, boots Xen once per suite
@@ -23,7 +23,7 @@
 #   XLAB_STRICT=1           skipped cases make the run fail
 #   XLAB_TOTAL_TIMEOUT=s    whole script incl. waiting for the lock (default 3600)
 #   XLAB_QEMU_TIMEOUT=s     one boot (default per suite: demo 480, back 1500, bench 3000,
-#                           others 1200)
+#                           hostile-back 2400, others 1200)
 #   XLAB_LOCK_WAIT=s        how long to wait for another lab run (default 2400)
 #   XLAB_ACCEL, XLAB_CPU    QEMU -accel / -cpu (default tcg,thread=multi / qemu64)
 #   XLAB_SHELL=1            boot one dom0 with an interactive shell on this terminal, no suite
@@ -185,12 +185,17 @@ inner() {
 		hostile)
 			need_module "$suite" blkback xblkback.ko | tee -a "$RESULTS" | grep -q . && continue
 			need_module "$suite" tests/hostile xblkhostile.ko | tee -a "$RESULTS" | grep -q . && continue ;;
+		hostile-back)
+			{ need_module "$suite" blkfront xblkfront.ko && need_module "$suite" blkback xblkback.ko &&
+				need_module "$suite" tests/hostile-back xblkhostileback.ko; } |
+				tee -a "$RESULTS" | grep -q . && continue ;;
 		demo)
 			if [[ " ${XLAB_OPTS:-} " != *" front=xen-blkfront "* ]]; then
 				need_module "$suite" blkfront xblkfront.ko | tee -a "$RESULTS" | grep -q . && continue
 			fi ;;
 		esac
-		case $suite in demo) tmo=480 ;; back) tmo=1500 ;; bench) tmo=3000 ;; *) tmo=1200 ;; esac
+		case $suite in demo) tmo=480 ;; back) tmo=1500 ;; bench) tmo=3000 ;; hostile-back) tmo=2400 ;;
+		*) tmo=1200 ;; esac
 		tmo=${XLAB_QEMU_TIMEOUT:-$tmo}
 		for try in 1 2; do
 			log=$OUT/logs/$suite.log
@@ -287,7 +292,13 @@ build_modules() {
 		make -C "$src/tests/hostile" KDIR="$KDIR" > "$OUT/build-hostile.log" 2>&1 ||
 			say "tests/hostile build failed, see $OUT/build-hostile.log"
 	fi
-	for m in blkfront/xblkfront.ko blkback/xblkback.ko tests/hostile/xblkhostile.ko; do
+	# the hostile test backend (suite "hostile-back"), likewise
+	if [ -f "$src/tests/hostile-back/Makefile" ]; then
+		make -C "$src/tests/hostile-back" KDIR="$KDIR" > "$OUT/build-hostile-back.log" 2>&1 ||
+			say "tests/hostile-back build failed, see $OUT/build-hostile-back.log"
+	fi
+	for m in blkfront/xblkfront.ko blkback/xblkback.ko tests/hostile/xblkhostile.ko \
+		tests/hostile-back/xblkhostileback.ko; do
 		[ -f "$src/$m" ] || continue
 		cp "$src/$m" "$OUT/modules/"
 		if [ "$(modinfo -F vermagic "$src/$m" | cut -d' ' -f1)" != "$KVER" ]; then

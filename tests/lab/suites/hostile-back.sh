@@ -1,0 +1,264 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2154,SC2034,SC1091
+# Suite "hostile-back" (not in the default set): xblkfront in the guest against
+# xblkhostileback (tests/hostile-back/), a test-only dom0 backend that breaks the blkif
+# protocol on request. The real backends are unloaded while it is loaded.
+#
+#   fault-<mode>   the disk is attached and served correctly (reads are zeros), then the
+#                  backend's "fault" parameter is set and fio (randread, QD16) runs: the
+#                  backend answers one request wrongly (unknown_id, dup, wrong_op,
+#                  prod_ahead, bad_status) and goes silent. The guest must not crash (kcheck),
+#                  fio must get EIO within its timeout, the guest log must name the disk and
+#                  the violation, the frontend must leave Connected with the protocol error
+#                  in xenstore, the dead disk must refuse further I/O, and fio must not have
+#                  seen more good reads than the backend answered correctly. Then the disk is
+#                  detached, xblkback loaded again and a normal disk must pass fio verify.
+#   keys-<mode>    the backend writes one key malformed or out of range at probe: the frontend
+#                  must close the device with a message naming the key, and no disk appears
+#                  (keys-pss_small: physical-sector-size below sector-size means "unknown" and
+#                  is accepted: the disk appears with physical block = logical block = 4096)
+#   recover        after all of that, xblkback and a normal disk: fio verify passes
+. /lab/dom0.sh
+. /lab/cases.sh
+G=g1 BACK=xblkback FRONT=xblkfront
+HB=xblkhostileback
+HBP=/sys/module/$HB/parameters
+
+# hb_use [KEYS-MODE]: the hostile backend as the vbd backend, fault off, keys mode set
+hb_use() {
+	local m
+	for m in xen_blkback xblkback; do
+		if grep -q "^$m " /proc/modules; then
+			rmmod $m || { case_fail "rmmod $m failed"; return 1; }
+		fi
+	done
+	BE_CUR=""
+	if ! grep -q "^$HB " /proc/modules; then
+		insmod /extra/$HB.ko || { dmesg | tail -5; case_fail "insmod $HB.ko failed"; return 1; }
+	fi
+	if ! echo none > $HBP/fault || ! echo "${1:-none}" > $HBP/keys; then
+		case_fail "cannot set $HB parameters"
+		return 1
+	fi
+}
+# hb_unload: no vbd may be attached; be_use can load a real backend afterwards
+hb_unload() {
+	grep -q "^$HB " /proc/modules || return 0
+	rmmod $HB || { case_fail "rmmod $HB failed"; return 1; }
+}
+hb_attr() {   # VDEV ATTR: per-vbd file of the hostile backend
+	cat "/sys/bus/xen-backend/devices/vbd-${G_DOMID[$G]}-$(vdev_devid "$1")/$2" 2>/dev/null
+}
+fe_state() { xs_front "$G" "$1" state; }
+
+# hb_attach VDEV: xl block-attach served by the hostile backend (the target only satisfies
+# the hotplug script; the backend never opens it). Does not wait for the guest's disk.
+hb_attach() {
+	local spec
+	spec="format=raw,vdev=$1,access=rw,target=$(backing nullb2)"
+	# the frontend reports fatal errors under the guest's error/ node: start clean
+	xenstore-rm "/local/domain/${G_DOMID[$G]}/error" 2>/dev/null
+	log "xl block-attach $G $spec (backend $HB)"
+	if ! timeout 90 xl block-attach "$G" "$spec"; then
+		xenstore-exists "/local/domain/0/backend/vbd/${G_DOMID[$G]}/$(vdev_devid "$1")" 2>/dev/null &&
+			CASE_DISKS+=("$G:$1")
+		case_fail "xl block-attach $G $spec failed"
+		return 1
+	fi
+	CASE_DISKS+=("$G:$1")
+}
+
+# hb_detach VDEV: detach a disk whose frontend may be stuck in Closing (libxl then removes it
+# by force after its 10 s timeout): the vbd must be gone from both ends afterwards
+hb_detach() {
+	local vdev=$1 devid t0 rc i keep=() d
+	devid=$(vdev_devid "$vdev")
+	t0=$SECONDS
+	log "xl block-detach $G $vdev"
+	timeout 90 xl block-detach "$G" "$vdev"
+	rc=$?
+	i=0
+	while xenstore-exists "/local/domain/0/backend/vbd/${G_DOMID[$G]}/$devid" 2>/dev/null && [ $i -lt 150 ]; do
+		sleep 0.2; i=$((i + 1))
+	done
+	xenstore-exists "/local/domain/0/backend/vbd/${G_DOMID[$G]}/$devid" 2>/dev/null &&
+		{ case_fail "backend of $vdev still in xenstore 30 s after xl block-detach (rc=$rc)"; return 1; }
+	g_ok -t 60 "$G" "waitgone /dev/$vdev 30" || return 1
+	for d in "${CASE_DISKS[@]}"; do [ "$d" = "$G:$vdev" ] || keep+=("$d"); done
+	CASE_DISKS=("${keep[@]}")
+	if [ "$rc" = 0 ]; then
+		case_note "detached in $((SECONDS - t0))s"
+	else
+		case_note "xl block-detach rc=$rc, vbd gone after $((SECONDS - t0))s"
+	fi
+}
+
+# wait_fe_closed VDEV SECS: the frontend leaves Connected for Closing (5) or Closed (6)
+wait_fe_closed() {
+	local i=0 st
+	while [ $i -lt $(($2 * 5)) ]; do
+		st=$(fe_state "$1")
+		[ "$st" = 5 ] || [ "$st" = 6 ] && return 0
+		sleep 0.2; i=$((i + 1))
+	done
+	case_fail "frontend state is '$st' $2 s later (want 5 Closing or 6 Closed)"
+	return 1
+}
+
+# fe_error VDEV: what the frontend wrote with xenbus_dev_fatal()
+fe_error() {
+	xenstore-read "/local/domain/${G_DOMID[$G]}/error/device/vbd/$(vdev_devid "$1")/error" 2>/dev/null
+}
+
+# g_log_mark / g_log_since: the guest's kernel log of this case only (not cleared: kcheck
+# counts lines)
+g_log_mark() {
+	g_ok "$G" "dmesg | wc -l" || return 1
+	LOG_MARK=$(grep -v '^XLAB-' "$G_OUT" | tail -1)
+}
+g_log_since() {   # PATTERN: the case's guest log lines matching PATTERN, into $G_OUT
+	g_run "$G" "dmesg | tail -n +$((LOG_MARK + 1)) | grep -E '$1' | tail -12"
+}
+
+# recover VDEV: xblkback again, a normal disk, fio write+verify
+recover() {
+	hb_unload || return 1
+	be_use "$BACK" || return 1
+	fe_use "$G" "$FRONT" || return 1
+	disk_attach "$G" nullb0 "$1" || return 1
+	fio_case "$G" "$1" "${2:-4M}" "${3:-8M}"
+}
+
+# c_fault MODE WHY: WHY is xblkfront's word for the violation (include/xblk/wire.h)
+c_fault() {
+	local mode=$1 why=$2 r0 rm0 r1 f fid rc okio legit err st ddrc
+	hb_use || return 1
+	fe_use "$G" "$FRONT" || return 1
+	g_log_mark || return 1
+	hb_attach xvdb || return 1
+	g_ok "$G" "waitdev /dev/xvdb 45" || return 1
+	# served correctly first: 4 MiB of reads, all zeros
+	g_ok "$G" "dd if=/dev/xvdb bs=64k count=64 iflag=direct 2>/dev/null | cmp -n 4194304 - /dev/zero && echo zeros-ok" ||
+		{ case_fail "the hostile backend did not serve correctly before the fault"; return 1; }
+	expect "frontend state before the fault" "$(fe_state xvdb)" 4 || return 1
+	# I/O first (randread QD16, so that dup finds two requests), then the fault while it runs:
+	# EIO must end it, not the timeout
+	r0=$(hb_attr xvdb responses)
+	g_ok "$G" "rm -f /tmp/hf.*; (timeout 90 fio --name=hostile --filename=/dev/xvdb --ioengine=libaio \
+		--direct=1 --rw=randread --bs=4k --iodepth=16 --size=64M --runtime=60 --time_based \
+		--output-format=terse --terse-version=3 > /tmp/hf.out 2> /tmp/hf.err; echo \$? > /tmp/hf.rc) \
+		> /dev/null 2>&1 &" || return 1
+	sleep 4
+	rm0=$(hb_attr xvdb responses)
+	[ "$rm0" -gt "$r0" ] || case_fail "no I/O reached the backend in 4 s ($r0 -> $rm0 responses)"
+	echo "$mode" > $HBP/fault || { case_fail "cannot set fault=$mode"; return 1; }
+	g_run -t 150 "$G" "i=0; while [ ! -f /tmp/hf.rc ] && [ \$i -lt 1100 ]; do sleep 0.1; i=\$((i+1)); done
+		echo fio_rc=\$(cat /tmp/hf.rc 2>/dev/null || echo none)
+		awk -F';' '/^3;/{print \"fio_err=\" \$5 \" fio_kib=\" \$6}' /tmp/hf.out; grep -m2 -i error /tmp/hf.err; true"
+	rc=$(g_field fio_rc) err=$(g_field fio_err) okio=$(g_field fio_kib)
+	echo none > $HBP/fault
+	f=$(hb_attr xvdb fault) fid=$(hb_attr xvdb fault_id) r1=$(hb_attr xvdb responses)
+	expect "fault injected by the backend" "$f" "$mode"
+	case $rc in
+	0) case_fail "fio succeeded despite fault $mode" ;;
+	124|none|'') case_fail "fio did not end within 90 s (rc=${rc:-?}, g_run rc=$G_RC): hang"; return 1 ;;
+	esac
+	[ "$err" = 5 ] || case_fail "fio error is '$err', expected 5 (EIO): $(grep -v '^XLAB-' "$G_OUT" | tail -2 | tr '\n' '|')"
+	# no request completed twice or without a valid response: fio cannot have more good
+	# reads than the backend answered correctly (the faulty response is not one of them;
+	# dup's first answer is, its second is not)
+	legit=$((r1 - r0))
+	case $mode in unknown_id|wrong_op|bad_status|dup) legit=$((legit - 1)) ;; esac
+	if [ -z "$okio" ]; then
+		case_fail "no fio result"
+	elif [ $((okio / 4)) -gt "$legit" ]; then
+		case_fail "fio completed $((okio / 4)) good reads, the backend answered only $legit correctly"
+	fi
+	# the frontend's verdict: log, state, xenstore error node
+	g_log_since 'vbd-51728|xvdb'
+	grep -q "xvdb: queue 0: bad response ($why, id " "$G_OUT" ||
+		case_fail "no 'xvdb: queue 0: bad response ($why, ...)' in the guest log: $(grep -v '^XLAB-' "$G_OUT" | tail -3 | tr '\n' '|' | cut -c1-300)"
+	grep -q "backend broke the blkif protocol; disk failed" "$G_OUT" ||
+		case_fail "no 'disk failed' line in the guest log"
+	case_note "guest: $(grep -o "xvdb: queue 0: bad response.*" "$G_OUT" | head -1)"
+	wait_fe_closed xvdb 20
+	st=$(fe_state xvdb)
+	[[ $(fe_error xvdb) == *"backend broke the blkif protocol"* ]] ||
+		case_fail "frontend error node: '$(fe_error xvdb)'"
+	# the disk is dead: new I/O fails at once (open or read), it does not hang
+	g_ok -t 60 "$G" "timeout 30 dd if=/dev/xvdb of=/dev/null bs=4k count=1 iflag=direct 2>&1 | head -1; echo dd_rc=\${PIPESTATUS[0]}" || return 1
+	ddrc=$(g_field dd_rc)
+	case $ddrc in
+	0) case_fail "a read after the failure succeeded" ;;
+	124) case_fail "a read after the failure hung (30 s)" ;;
+	esac
+	case_note "fault on id $fid, $((r1 - r0)) responses, fio rc=$rc err=$err after $((okio / 4)) good reads, frontend state $st; then dd rc=$ddrc: $(grep -v '^XLAB-' "$G_OUT" | grep -v dd_rc | head -1 | cut -c1-80)"
+	hb_detach xvdb || return 1
+	recover xvdb
+}
+
+# c_keys MODE KEY: the device closes naming KEY, no disk appears
+c_keys() {
+	local mode=$1 key=$2
+	hb_use "$mode" || return 1
+	fe_use "$G" "$FRONT" || return 1
+	g_log_mark || return 1
+	hb_attach xvdb || return 1
+	wait_fe_closed xvdb 30
+	g_log_since 'vbd-51728|xvdb'
+	grep -q "backend key [^ ]*/$key is" "$G_OUT" ||
+		case_fail "no 'backend key .../$key is ...' in the guest log: $(grep -v '^XLAB-' "$G_OUT" | tail -3 | tr '\n' '|' | cut -c1-300)"
+	case_note "guest: $(grep -o "backend key .*" "$G_OUT" | head -1 | sed 's,/local/domain/0/backend/vbd/[0-9]*/[0-9]*/,,')"
+	[[ $(fe_error xvdb) == *"/$key is"* ]] || case_fail "frontend error node: '$(fe_error xvdb)'"
+	if g_run "$G" "sleep 2; [ -e /sys/block/xvdb ] || [ -b /dev/xvdb ]"; then
+		case_fail "disk xvdb appeared despite $key"
+	fi
+	hb_detach xvdb
+}
+
+# c_pss_small: physical-sector-size 512 < sector-size 4096 is accepted as "unknown"
+c_pss_small() {
+	hb_use pss_small || return 1
+	fe_use "$G" "$FRONT" || return 1
+	hb_attach xvdb || return 1
+	devinfo "$G" xvdb "waitdev /dev/xvdb 45 &&" || return 1
+	expect "guest logical_block_size" "$DI_lbs" 4096
+	g_ok "$G" "cat /sys/block/xvdb/queue/physical_block_size" || return 1
+	expect "guest physical_block_size" "$(grep -v '^XLAB-' "$G_OUT" | tail -1)" 4096
+	g_ok "$G" "dd if=/dev/xvdb bs=64k count=16 iflag=direct 2>/dev/null | cmp -n 1048576 - /dev/zero" ||
+		case_fail "reads from the pss_small disk failed"
+	expect "frontend state" "$(fe_state xvdb)" 4
+	case_note "sector-size 4096 / physical-sector-size 512 accepted as 4096/4096"
+	hb_detach xvdb
+}
+
+if [ ! -f /extra/$HB.ko ] || [ ! -f /extra/xblkfront.ko ] || [ ! -f /extra/xblkback.ko ]; then
+	case_skip all "$HB.ko, xblkfront.ko or xblkback.ko not in the image"
+	suite_end
+	exit
+fi
+want() { [ -z "${XLAB_CASES:-}" ] || [[ ,$XLAB_CASES, == *,$1,* ]]; }
+# one vCPU: the frontend then uses one queue whatever the backend offers
+if suite_begin 1; then
+	want fault-unknown_id && run_case fault-unknown_id c_fault unknown_id "id out of range"
+	want fault-dup && run_case fault-dup c_fault dup "id not in flight"
+	want fault-wrong_op && run_case fault-wrong_op c_fault wrong_op "operation mismatch"
+	want fault-prod_ahead && run_case fault-prod_ahead c_fault prod_ahead "response producer ahead of requests"
+	want fault-bad_status && run_case fault-bad_status c_fault bad_status "unknown status"
+	want keys-sectors_nonnum && run_case keys-sectors_nonnum c_keys sectors_nonnum sectors
+	want keys-sectors_huge && run_case keys-sectors_huge c_keys sectors_huge sectors
+	want keys-ss0 && run_case keys-ss0 c_keys ss0 sector-size
+	want keys-ss3 && run_case keys-ss3 c_keys ss3 sector-size
+	want keys-ss2g && run_case keys-ss2g c_keys ss2g sector-size
+	want keys-pss_bad && run_case keys-pss_bad c_keys pss_bad physical-sector-size
+	want keys-mq_huge && run_case keys-mq_huge c_keys mq_huge multi-queue-max-queues
+	want keys-indirect_garbage && run_case keys-indirect_garbage c_keys indirect_garbage feature-max-indirect-segments
+	want keys-ring_order_neg && run_case keys-ring_order_neg c_keys ring_order_neg max-ring-page-order
+	want keys-flush_2 && run_case keys-flush_2 c_keys flush_2 feature-flush-cache
+	want keys-pss_small && run_case keys-pss_small c_pss_small
+	want recover && run_case recover recover xvdb 8M 16M
+	hb_unload
+else
+	case_begin setup; case_fail "suite setup failed"; case_end
+fi
+suite_end
