@@ -131,7 +131,7 @@ recover() {
 
 # c_fault MODE WHY: WHY is xblkfront's word for the violation (include/xblk/wire.h)
 c_fault() {
-	local mode=$1 why=$2 r0 rm0 r1 f fid rc okio legit err st ddrc
+	local mode=$1 why=$2 r0 rm0 r1 f fid rc okio legit err st ddrc i
 	hb_use || return 1
 	fe_use "$G" "$FRONT" || return 1
 	g_log_mark || return 1
@@ -148,9 +148,13 @@ c_fault() {
 		--direct=1 --rw=randread --bs=4k --iodepth=16 --size=64M --runtime=60 --time_based \
 		--output-format=terse --terse-version=3 > /tmp/hf.out 2> /tmp/hf.err; echo \$? > /tmp/hf.rc) \
 		> /dev/null 2>&1 &" || return 1
-	sleep 4
-	rm0=$(hb_attr xvdb responses)
-	[ "$rm0" -gt "$r0" ] || case_fail "no I/O reached the backend in 4 s ($r0 -> $rm0 responses)"
+	# the fault goes on once fio's reads flow (at least 100 answered), at most 30 s later
+	i=0
+	rm0=$r0
+	while [ "$rm0" -lt $((r0 + 100)) ] && [ $i -lt 150 ]; do
+		sleep 0.2; i=$((i + 1)); rm0=$(hb_attr xvdb responses)
+	done
+	[ "$rm0" -gt "$r0" ] || case_fail "no I/O reached the backend in 30 s ($r0 -> $rm0 responses)"
 	echo "$mode" > $HBP/fault || { case_fail "cannot set fault=$mode"; return 1; }
 	g_run -t 150 "$G" "i=0; while [ ! -f /tmp/hf.rc ] && [ \$i -lt 1100 ]; do sleep 0.1; i=\$((i+1)); done
 		echo fio_rc=\$(cat /tmp/hf.rc 2>/dev/null || echo none)
@@ -192,7 +196,7 @@ c_fault() {
 	0) case_fail "a read after the failure succeeded" ;;
 	124) case_fail "a read after the failure hung (30 s)" ;;
 	esac
-	case_note "fault on id $fid, $((r1 - r0)) responses, fio rc=$rc err=$err after $((okio / 4)) good reads, frontend state $st; then dd rc=$ddrc: $(grep -v '^XLAB-' "$G_OUT" | grep -v dd_rc | head -1 | cut -c1-80)"
+	case_note "fault on id $fid after $((rm0 - r0))+ responses, $((r1 - r0)) in all, fio rc=$rc err=$err after $((okio / 4)) good reads, frontend state $st; then dd rc=$ddrc: $(grep -v '^XLAB-' "$G_OUT" | grep -v dd_rc | head -1 | cut -c1-80)"
 	hb_detach xvdb || return 1
 	recover xvdb
 }
