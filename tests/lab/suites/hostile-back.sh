@@ -113,8 +113,10 @@ fe_error() {
 # g_log_mark / g_log_since: the guest's kernel log of this case only (not cleared: kcheck
 # counts lines)
 g_log_mark() {
-	g_ok "$G" "dmesg | wc -l" || return 1
-	LOG_MARK=$(grep -v '^XLAB-' "$G_OUT" | tail -1)
+	# (the console, and so $G_OUT, also carries kernel messages: parse a tagged line)
+	g_ok "$G" "echo dmesg_lines=\$(dmesg | wc -l)" || return 1
+	LOG_MARK=$(g_field dmesg_lines)
+	[[ $LOG_MARK =~ ^[0-9]+$ ]] || { case_fail "cannot count the guest's log lines"; return 1; }
 }
 g_log_since() {   # PATTERN: the case's guest log lines matching PATTERN, into $G_OUT
 	g_run "$G" "dmesg | tail -n +$((LOG_MARK + 1)) | grep -E '$1' | tail -12"
@@ -232,8 +234,8 @@ c_pss_small() {
 	hb_attach xvdb || return 1
 	devinfo "$G" xvdb "waitdev /dev/xvdb 45 &&" || return 1
 	expect "guest logical_block_size" "$DI_lbs" 4096
-	g_ok "$G" "cat /sys/block/xvdb/queue/physical_block_size" || return 1
-	expect "guest physical_block_size" "$(grep -v '^XLAB-' "$G_OUT" | tail -1)" 4096
+	g_ok "$G" "echo pbs=\$(cat /sys/block/xvdb/queue/physical_block_size)" || return 1
+	expect "guest physical_block_size" "$(g_field pbs)" 4096
 	g_ok "$G" "dd if=/dev/xvdb bs=64k count=16 iflag=direct 2>/dev/null | cmp -n 1048576 - /dev/zero" ||
 		case_fail "reads from the pss_small disk failed"
 	expect "frontend state" "$(fe_state xvdb)" 4
