@@ -56,8 +56,9 @@ fe_state() { xs_front "$G" "$1" state; }
 hb_attach() {
 	local spec
 	spec="format=raw,vdev=$1,access=rw,target=$(backing nullb2)"
-	# the frontend reports fatal errors under the guest's error/ node: start clean
-	xenstore-rm "/local/domain/${G_DOMID[$G]}/error" 2>/dev/null
+	# the frontend reports fatal errors under the guest's error/ node: start clean (only this
+	# vbd's subtree: the guest cannot re-create error/ itself, libxl made it writable for it)
+	xenstore-rm "/local/domain/${G_DOMID[$G]}/error/device/vbd/$(vdev_devid "$1")" 2>/dev/null
 	log "xl block-attach $G $spec (backend $HB)"
 	if ! timeout 90 xl block-attach "$G" "$spec"; then
 		xenstore-exists "/local/domain/0/backend/vbd/${G_DOMID[$G]}/$(vdev_devid "$1")" 2>/dev/null &&
@@ -68,15 +69,24 @@ hb_attach() {
 	CASE_DISKS+=("$G:$1")
 }
 
-# hb_detach VDEV: detach a disk whose frontend may be stuck in Closing (libxl then removes it
-# by force after its 10 s timeout): the vbd must be gone from both ends afterwards
+# hb_detach VDEV: xl block-detach must work after the frontend gave up on its backend (libxl
+# waits 10 s for the backend to reach Closed, which it does once the frontend is Closed). If it
+# fails, the case fails and the vbd is removed by force (-f) so that the guest can go on; the
+# vbd must then be gone from both ends
 hb_detach() {
-	local vdev=$1 devid t0 rc i keep=() d
+	local vdev=$1 devid t0 rc i keep=() d fst bst
 	devid=$(vdev_devid "$vdev")
 	t0=$SECONDS
 	log "xl block-detach $G $vdev"
 	timeout 90 xl block-detach "$G" "$vdev"
 	rc=$?
+	if [ "$rc" != 0 ]; then
+		fst=$(fe_state "$vdev") bst=$(xs_back "$G" "$vdev" state)
+		case_fail "xl block-detach $vdev failed (rc=$rc after $((SECONDS - t0))s; frontend state ${fst:-gone}, backend state ${bst:-gone})"
+		log "xl block-detach -f $G $vdev"
+		timeout 90 xl block-detach -f "$G" "$vdev"
+		rc="$rc, -f: $?"
+	fi
 	i=0
 	while xenstore-exists "/local/domain/0/backend/vbd/${G_DOMID[$G]}/$devid" 2>/dev/null && [ $i -lt 150 ]; do
 		sleep 0.2; i=$((i + 1))
@@ -91,6 +101,7 @@ hb_detach() {
 	else
 		case_note "xl block-detach rc=$rc, vbd gone after $((SECONDS - t0))s"
 	fi
+	return 0
 }
 
 # wait_fe_closed VDEV SECS: the frontend leaves Connected for Closing (5) or Closed (6)
@@ -197,7 +208,7 @@ c_fault() {
 	[[ $(fe_error xvdb) == *"backend broke the blkif protocol"* ]] ||
 		case_fail "frontend error node: '$(fe_error xvdb)'"
 	# the disk is dead: new I/O fails at once (open or read), it does not hang
-	g_ok -t 60 "$G" "timeout 30 dd if=/dev/xvdb of=/dev/null bs=4k count=1 iflag=direct 2>&1 | head -1; echo dd_rc=\${PIPESTATUS[0]}" || return 1
+	g_ok -t 60 "$G" "timeout 30 dd if=/dev/xvdb of=/dev/null bs=4k count=1 iflag=direct > /tmp/dd.out 2>&1; echo dd_rc=\$?; head -1 /tmp/dd.out" || return 1
 	ddrc=$(g_field dd_rc)
 	case $ddrc in
 	0) case_fail "a read after the failure succeeded" ;;
