@@ -27,7 +27,7 @@
 #define XBF_NAME	"xblkfront"
 
 /* Dispatch budget (max_inflight): default and largest accepted value. */
-#define XBF_DEF_MAX_INFLIGHT	16
+#define XBF_DEF_MAX_INFLIGHT	32
 #define XBF_MAX_INFLIGHT	4096
 
 /* Interrupt batching (irq_batch): default, largest, and the longest wait. */
