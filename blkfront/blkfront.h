@@ -189,6 +189,8 @@ enum xbf_state {
  * @tag_set: blk-mq tag set
  * @gd: the disk, once connected
  * @flush_op: BLKIF_OP_FLUSH_DISKCACHE, BLKIF_OP_WRITE_BARRIER or 0
+ * @bounce: the backend is not trusted: data goes through pages of ours
+ *	that hold nothing but request data, never through granted bio pages
  * @error_work: moves a broken device to Closed outside interrupt context
  * @max_inflight: dispatch budget: most requests on all rings together, 0 for
  *	no bound beyond the rings (sysfs xblk/max_inflight, read locklessly)
@@ -225,6 +227,7 @@ struct xbf_info {
 	struct blk_mq_tag_set tag_set;
 	struct gendisk *gd;
 	u8 flush_op;
+	bool bounce;
 
 	struct work_struct error_work;
 
@@ -266,6 +269,7 @@ extern unsigned int xbf_max_indirect_segs;
 extern bool xbf_persistent;
 extern unsigned int xbf_max_inflight;
 extern unsigned int xbf_irq_batch;
+extern bool xbf_trusted;
 
 /* xenbus.c */
 int xbf_xenbus_register(void);
@@ -306,6 +310,12 @@ void xbf_budget_set_max(struct xbf_info *info, unsigned int max);
 int xbf_stats_add(struct xbf_ring *ring);
 void xbf_stats_del(struct xbf_ring *ring);
 extern const struct attribute_group *xbf_dev_groups[];
+
+/* Data is copied through our own granted pages (persistent or bounce). */
+static inline bool xbf_copies(const struct xbf_info *info)
+{
+	return info->neg.persistent || info->bounce;
+}
 
 static inline struct xbf_req *xbf_req(struct request *rq)
 {

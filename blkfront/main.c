@@ -22,6 +22,7 @@ unsigned int xbf_max_indirect_segs = 256;
 bool xbf_persistent = true;
 unsigned int xbf_max_inflight = XBF_DEF_MAX_INFLIGHT;
 unsigned int xbf_irq_batch = XBF_DEF_IRQ_BATCH;
+bool xbf_trusted = true;
 
 static int xbf_set_queues(const char *val, const struct kernel_param *kp)
 {
@@ -89,6 +90,9 @@ module_param_cb(max_inflight, &xbf_inflight_ops, &xbf_max_inflight, 0644);
 MODULE_PARM_DESC(max_inflight,
 		 "Dispatch budget of a new disk: most requests in flight on all its rings; the rest wait in the block layer, where bios merge; 0 = bounded by the rings only, 1-4096 (default "
 		 __stringify(XBF_DEF_MAX_INFLIGHT) "); per disk: xblk/max_inflight in sysfs");
+module_param_named(trusted, xbf_trusted, bool, 0644);
+MODULE_PARM_DESC(trusted,
+		 "Trust backends with grants on the guest's own I/O pages; N: share only bounce pages holding request data (per disk also: trusted=0 in the vbd's xenstore directory, from the toolstack) (default Y)");
 module_param_cb(irq_batch, &xbf_irq_batch_ops, &xbf_irq_batch, 0644);
 MODULE_PARM_DESC(irq_batch,
 		 "Responses a ring asks the backend to collect before it interrupts us (never more than are outstanding; a timer bounds the wait to 1 ms); 1 = an interrupt per response, 1-64 (default "

@@ -84,7 +84,7 @@ static int xbf_build_rw(struct xbf_ring *ring, struct request *rq,
 		.direct = indirect ? NULL : breq->u.rw.seg,
 		.domid = info->xbdev->otherend_id,
 		.write = rq_data_dir(rq) == WRITE,
-		.persistent = info->neg.persistent,
+		.persistent = xbf_copies(info),
 	};
 	struct xbf_seg seg = {};
 	struct req_iterator iter;
@@ -196,7 +196,7 @@ blk_status_t xbf_build(struct xbf_ring *ring, struct request *rq,
 	return BLK_STS_OK;
 }
 
-/* Copy read data from our persistent pages back into the request. */
+/* Copy read data from our (persistent or bounce) pages into the request. */
 static void xbf_copy_back(struct request *rq)
 {
 	struct xbf_req *req = xbf_req(rq);
@@ -239,7 +239,7 @@ void xbf_finish(struct xbf_ring *ring, struct request *rq, s16 status)
 	struct xbf_req *req = xbf_req(rq);
 	unsigned int i;
 
-	if (!info->neg.persistent) {
+	if (!xbf_copies(info)) {
 		for (i = 0; i < req->nr_segs; i++) {
 			struct xbf_gnt *g = req->gnt[i];
 

@@ -316,7 +316,7 @@ int xbf_ring_pools_alloc(struct xbf_ring *ring)
 	int err;
 
 	lockdep_assert_held(&info->mutex);
-	err = xbf_pool_init(&ring->data, xbf_pool_size(neg), neg->persistent,
+	err = xbf_pool_init(&ring->data, xbf_pool_size(neg), xbf_copies(info),
 			    domid, false);
 	if (err)
 		return err;

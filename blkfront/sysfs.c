@@ -157,6 +157,7 @@ XBF_DEV_ATTR(ring_page_order, info->neg.ring_order);
 XBF_DEV_ATTR(max_segments, info->neg.segs);
 XBF_DEV_ATTR(indirect, info->neg.indirect);
 XBF_DEV_ATTR(persistent, info->neg.persistent);
+XBF_DEV_ATTR(bounce, info->bounce);
 XBF_DEV_ATTR(flush, info->flush_op != 0);
 XBF_DEV_ATTR(discard, info->be.discard);
 
@@ -212,6 +213,7 @@ static struct attribute *xbf_dev_attrs[] = {
 	&dev_attr_max_segments.attr,
 	&dev_attr_indirect.attr,
 	&dev_attr_persistent.attr,
+	&dev_attr_bounce.attr,
 	&dev_attr_flush.attr,
 	&dev_attr_discard.attr,
 	NULL

@@ -173,12 +173,13 @@ static void xbf_print_config(struct xbf_info *info)
 	const struct xblk_be_info *be = &info->be;
 
 	dev_info(&info->xbdev->dev,
-		 "%s: %llu sectors, %u queue%s, ring order %u (%u slots), %u segs/req%s, %s grants, %s, %s%s, sectors %u/%u%s\n",
+		 "%s: %llu sectors, %u queue%s, ring order %u (%u slots), %u segs/req%s, %s grants%s, %s, %s%s, sectors %u/%u%s\n",
 		 info->name, be->sectors, info->nr_rings,
 		 info->nr_rings == 1 ? "" : "s", neg->ring_order,
 		 info->rings[0].nr_slots, neg->segs,
 		 neg->indirect ? " (indirect)" : "",
 		 neg->persistent ? "persistent" : "transient",
+		 info->bounce && !neg->persistent ? " (bounce pages)" : "",
 		 info->flush_op == BLKIF_OP_FLUSH_DISKCACHE ? "flush" :
 		 info->flush_op == BLKIF_OP_WRITE_BARRIER ? "barrier" :
 		 "no flush",
@@ -241,6 +242,9 @@ static void xbf_connect(struct xbf_info *info)
 
 	info->flush_op = info->be.flush ? BLKIF_OP_FLUSH_DISKCACHE :
 			 info->be.barrier ? BLKIF_OP_WRITE_BARRIER : 0;
+	/* "trusted" is the toolstack's, in our own directory (default 1). */
+	info->bounce = !READ_ONCE(xbf_trusted) ||
+		       !xenbus_read_unsigned(dev->nodename, "trusted", 1);
 
 	for (i = 0; i < info->nr_rings; i++) {
 		err = xbf_ring_pools_alloc(&info->rings[i]);

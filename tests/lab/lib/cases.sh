@@ -316,3 +316,15 @@ c_sched() {
 	[ "${d1:-0}" -gt "${d0:-0}" ] || case_fail "budget_denied did not grow with max_inflight=2 ($d0 -> $d1)"
 	case_note "max_inflight 2 -> 0 at runtime, budget_denied $d0 -> $d1, 5000 refused"
 }
+
+# c_bounce (xblkfront): trusted=0 against a backend without persistent grants: the data goes
+# through the frontend's bounce pages (xblk/bounce=1, persistent=0), write+verify passes
+c_bounce() {
+	be_use "$BACK" feature_persistent=0 || return 1
+	c_data nullb0 trusted=0 || return 1
+	fe_expect "bounce pages" bounce 1
+	fe_expect "persistent grants" persistent 0
+	be_expect "$G" xvdb persistent 0
+	[ -n "${FI_bounce:-}" ] || case_fail "xblkfront has no xblk/bounce"
+	case_note "bounce=${FI_bounce:-?} persistent=${FI_persistent:-?}"
+}

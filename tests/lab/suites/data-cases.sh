@@ -31,6 +31,7 @@ data_cases() {
 	want ext4             && run_case "${pfx}ext4" c_ext4 loop1
 	want hotplug          && run_case "${pfx}hotplug" c_hotplug
 	want sched            && run_case "${pfx}sched" c_sched
+	want bounce           && [ "$FRONT" = xblkfront ] && run_case "${pfx}bounce" c_bounce
 	want qdisk            && run_case "${pfx}qdisk" c_qdisk
 	return 0
 }
