@@ -29,7 +29,9 @@ devinfo() {
 		"max_segments=$(cat $q/max_segments) max_sectors_kb=$(cat $q/max_sectors_kb)" \
 		"max_hw_sectors_kb=$(cat $q/max_hw_sectors_kb) nr_requests=$(cat $q/nr_requests)" \
 		"discard_max_bytes=$(cat $q/discard_max_bytes) write_cache=$(cat $q/write_cache | tr ' ' _)" \
-		"fua=$(cat $q/fua 2>/dev/null) lbs=$(cat $q/logical_block_size)"
+		"fua=$(cat $q/fua 2>/dev/null) lbs=$(cat $q/logical_block_size)" \
+		"pbs=$(cat $q/physical_block_size) io_min=$(cat $q/minimum_io_size)" \
+		"io_opt=$(cat $q/optimal_io_size)"
 	feinfo "$1"
 }
 
