@@ -22,8 +22,8 @@
 #   XLAB_NO_BUILD=1         reuse out/modules as they are
 #   XLAB_STRICT=1           skipped cases make the run fail
 #   XLAB_TOTAL_TIMEOUT=s    whole script incl. waiting for the lock (default 3600)
-#   XLAB_QEMU_TIMEOUT=s     one boot (default per suite: demo 480, back 1500, bench 3000,
-#                           hostile-back 2400, others 1200)
+#   XLAB_QEMU_TIMEOUT=s     one boot (default per suite: demo 480, back and back-extra 1500,
+#                           bench 3000, hostile-back 2400, others 1200)
 #   XLAB_LOCK_WAIT=s        how long to wait for another lab run (default 2400)
 #   XLAB_ACCEL, XLAB_CPU    QEMU -accel / -cpu (default tcg,thread=multi / qemu64)
 #   XLAB_SHELL=1            boot one dom0 with an interactive shell on this terminal, no suite
@@ -194,7 +194,7 @@ inner() {
 				need_module "$suite" blkfront xblkfront.ko | tee -a "$RESULTS" | grep -q . && continue
 			fi ;;
 		esac
-		case $suite in demo) tmo=480 ;; back) tmo=1500 ;; bench) tmo=3000 ;; hostile-back) tmo=2400 ;;
+		case $suite in demo) tmo=480 ;; back | back-extra) tmo=1500 ;; bench) tmo=3000 ;; hostile-back) tmo=2400 ;;
 		*) tmo=1200 ;; esac
 		tmo=${XLAB_QEMU_TIMEOUT:-$tmo}
 		for try in 1 2; do

@@ -13,7 +13,7 @@
 #                    drivers/xblkback/grants_mapped and pages_in_use are 0), Xen's grant table
 #                    of the guest has as many active entries as before (xl debug-keys g), and
 #                    dom0's MemFree/Slab do not drift; persistent grants on
-#   destroy-inflight xl destroy of a guest with I/O in flight, XLAB_DESTROY_CYCLES (6) times,
+#   destroy-inflight xl destroy of a guest with I/O in flight, XLAB_DESTROY_CYCLES (8) times,
 #                    alternating xblkfront and xen-blkfront: the backend drains, unmaps and frees
 #                    everything, the vbd disappears, Xen frees the domain (no zombie), dom0's
 #                    MemFree/Slab do not drift
@@ -59,6 +59,14 @@ mem_drift() {
 		case_fail "$1: dom0 MemFree fell by $df KiB (bound $MEMFREE_DRIFT_MAX)"
 	[ "$ds" -le "$SLAB_DRIFT_MAX" ] ||
 		case_fail "$1: dom0 Slab grew by $ds KiB (bound $SLAB_DRIFT_MAX)"
+}
+
+# slab_snap FILE: bytes in active objects per slab cache; slab_growth FILE0 FILE1: the caches
+# that grew most between two snapshots ("name +N KiB ...")
+slab_snap() { awk 'NR > 2 { print $1, $2 * $4 }' /proc/slabinfo > "$1" 2>/dev/null; }
+slab_growth() {
+	awk 'NR == FNR { a[$1] = $2; next } { d = $2 - a[$1]; if (d >= 1024) print d, $1 }' "$1" "$2" |
+		sort -rn | head -4 | awk '{ printf "%s%s +%d KiB", (NR > 1 ? ", " : ""), $2, $1 / 1024 }'
 }
 
 # xen_active_grants DOMID: the number of active (mapped or copied-from) entries in the grant
@@ -143,9 +151,11 @@ c_geometry() {   # FRONT
 	expect "dom0 $dm minimum_io_size" "$mn" 131072
 	expect "dom0 $dm optimal_io_size" "$op" 262144
 	case_ok || return 1
-	# the backend's largest useful request: max_sectors, not across a chunk boundary
-	want=$((ms * 2))
-	[ "$chunk" -gt 0 ] && [ "$chunk" -lt "$want" ] && want=$chunk
+	# the backend's largest useful request: max_sectors (sysfs rounds it down to KiB: null_blk's
+	# 255 sectors read 127), not across a chunk boundary (dm-stripe on 6.1 splits at its chunks
+	# internally but leaves chunk_sectors 0)
+	want=$ms
+	[ "$chunk" -gt 0 ] && [ $((chunk / 2)) -lt "$want" ] && want=$((chunk / 2))
 	be_use "$BACK" || return 1
 	if [ "$1" = xblkfront ]; then
 		fe_use "$G" "$1" max_indirect_segments=256 || return 1
@@ -157,7 +167,7 @@ c_geometry() {   # FRONT
 	xms=$(xs_back "$G" xvdb xblk-max-sectors) bemax=$(xs_back "$G" xvdb feature-max-indirect-segments)
 	expect "backend xblk-io-min (bytes)" "$xmin" "$mn"
 	expect "backend xblk-io-opt (bytes)" "$xopt" "$op"
-	expect "backend xblk-max-sectors (512 B)" "$xms" "$want"
+	expect "backend xblk-max-sectors (512 B) in KiB" "$((${xms:-0} / 2))" "$want"
 	case_note "dom0 $dm io_min=$mn io_opt=$op max_sectors_kb=$ms chunk_sectors=$chunk; backend xblk-io-min=$xmin xblk-io-opt=$xopt xblk-max-sectors=$xms"
 	gq="minimum_io_size=$DI_io_min optimal_io_size=$DI_io_opt max_sectors_kb=$DI_max_sectors_kb max_hw_sectors_kb=$DI_max_hw_sectors_kb max_segments=$DI_max_segments"
 	if [ "$1" = xblkfront ]; then
@@ -221,24 +231,25 @@ c_leak() {   # FRONT
 				{ case_fail "after detach $i: Xen shows ${xa:-?} active grants of d$domid, $xbase before"; return 1; }
 		fi
 		m=$(mem_snap)
-		[ "$i" = 1 ] && m1=$m
+		[ "$i" = 1 ] && { m1=$m; slab_snap $LAB_TMP/slab.1; }
 		log "leak cycle $i/$n: attached: $st; detached: grants_mapped=0 pages_in_use=0 Xen active grants=${xa:-?} MemFree/Slab KiB: $m"
 	done
 	# the counters must have moved, or "0 after detach" would prove nothing
 	[ "$gmax" -gt 0 ] || case_fail "grants_mapped was 0 while attached in every cycle"
 	mem_drift "cycles 1..$n" "$m1" "$m"
+	slab_snap $LAB_TMP/slab.n
 	case_note "$n attach/detach cycles, grants_mapped=0 pages_in_use=0 after each (up to $gmax while attached; gnt_map per cycle:$maps)"
 	if [ -n "$xbase" ]; then
 		case_note "Xen (debug-keys g): d$domid has $xbase active grants before and after every cycle ($xatt just after the 1st attach)"
 	else
 		case_note "xl debug-keys g gave nothing usable"
 	fi
-	case_note "dom0 after cycle 1 -> $n: $MEM_DRIFT (MemFree/Slab KiB before: $m0, after 1: $m1, after $n: $m)"
+	case_note "dom0 after cycle 1 -> $n: $MEM_DRIFT (MemFree/Slab KiB before: $m0, after 1: $m1, after $n: $m; grew most: $(slab_growth $LAB_TMP/slab.1 $LAB_TMP/slab.n))"
 }
 
 # c_destroy_inflight: XLAB_DESTROY_CYCLES x (create a guest with a disk, fio in flight, destroy)
 c_destroy_inflight() {
-	local q=gd domid i j n=${XLAB_DESTROY_CYCLES:-6} fe m0 m1 m g gmin="" line
+	local q=gd domid i j n=${XLAB_DESTROY_CYCLES:-8} fe m0 m1 m g gmin="" line
 	be_use "$BACK" || return 1
 	no_leak "before" || return 1
 	m0=$(mem_snap)
@@ -277,12 +288,13 @@ c_destroy_inflight() {
 		xl list 2>/dev/null | awk -v d="$domid" '$2 == d {f = 1} END {exit !f}' &&
 			{ case_fail "cycle $i: domain $domid still exists 30 s after destroy: $(xl list | awk -v d="$domid" '$2 == d')"; return 1; }
 		m=$(mem_snap)
-		[ "$i" = 1 ] && m1=$m
+		[ "$i" = 1 ] && { m1=$m; slab_snap $LAB_TMP/slab.1; }
 		log "destroy $line; after: grants_mapped=0 pages_in_use=0, domain gone, MemFree/Slab KiB: $m"
 	done
 	[ "${gmin:-0}" -gt 0 ] || case_fail "grants_mapped was 0 with I/O in flight (the check would prove nothing)"
 	mem_drift "destroy cycles 1..$n" "$m1" "$m"
-	case_note "$n destroy cycles with I/O in flight (xblkfront and xen-blkfront alternating): grants_mapped $gmin+ before, 0 and pages_in_use 0 after each, backend and domain gone; dom0 after cycle 1 -> $n: $MEM_DRIFT (before: $m0, after 1: $m1, after $n: $m)"
+	slab_snap $LAB_TMP/slab.n
+	case_note "$n destroy cycles with I/O in flight (xblkfront and xen-blkfront alternating): grants_mapped $gmin+ before, 0 and pages_in_use 0 after each, backend and domain gone; dom0 after cycle 1 -> $n: $MEM_DRIFT (MemFree/Slab KiB before: $m0, after 1: $m1, after $n: $m; grew most: $(slab_growth $LAB_TMP/slab.1 $LAB_TMP/slab.n))"
 }
 
 c_resize() {
