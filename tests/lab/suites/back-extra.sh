@@ -35,7 +35,7 @@ no_leak() {
 
 # Bounds for dom0's memory drift over the repeated cycles, from the first cycle's figures (the
 # first one warms caches and slabs) to the last, in KiB. A leak of what one vbd holds (ring and
-# persistent-grant pages: ~3 MiB with the lab's fio jobs) would exceed them within a few cycles;
+# persistent-grant pages: ~2 MiB with these fio jobs) would exceed them within a few cycles;
 # the backend's own counters catch smaller leaks exactly.
 MEMFREE_DRIFT_MAX=${XLAB_MEMFREE_DRIFT_MAX:-8192}
 SLAB_DRIFT_MAX=${XLAB_SLAB_DRIFT_MAX:-4096}
