@@ -19,6 +19,8 @@
 #                    MemFree/Slab do not drift
 #   resize           the loop device grows in dom0: "sectors" and the guest's size follow
 #   readonly         access=ro: info has VDISK_READONLY, reads work, writes do not
+#   dmerror-*        device errors (dm "error" target) under the disk: EIO in the guest for
+#                    those blocks only, nothing hangs, the disk works again once healed
 # "ours" uses xblkfront (skipped when not built), "intree" the guest's xen-blkfront.
 . /lab/dom0.sh
 . /lab/cases.sh
@@ -334,6 +336,56 @@ c_readonly() {
 	case_note "info=$info, reads ok, write refused"
 }
 
+# dm_node NAME: the dm-N block device of a device-mapper device (no udev in dom0)
+dm_node() {
+	local d
+	for d in /sys/block/dm-*; do
+		[ "$(cat "$d/dm/name" 2>/dev/null)" = "$1" ] && { echo "${d##*/}"; return 0; }
+	done
+	return 1
+}
+
+# c_dmerror FRONT: device errors under the disk.  A dm device over nullb2 whose second half is
+# the "error" target: the guest gets EIO there (and the backend counts io_err), I/O to the
+# first half still completes, nothing hangs; then the table is switched to a healthy one
+# (dmsetup reload + resume, the disk stays attached) and the same blocks work again.
+DMERR=xlab-err
+c_dmerror() {
+	local sz half dm blk r0 r1 e0 e1
+	be_use "$BACK" || return 1
+	fe_use "$G" "$1" || return 1
+	modprobe dm-mod
+	sz=$(blockdev --getsz /dev/nullb2) && half=$((sz / 2)) || { case_fail "no nullb2"; return 1; }
+	dmsetup remove --noudevsync "$DMERR" 2>/dev/null
+	printf '0 %d linear /dev/nullb2 0\n%d %d error\n' "$half" "$half" $((sz - half)) |
+		dmsetup create --noudevsync "$DMERR" || { case_fail "dmsetup create $DMERR failed"; return 1; }
+	dm=$(dm_node "$DMERR") || { case_fail "no dm node for $DMERR"; dmsetup remove --noudevsync "$DMERR"; return 1; }
+	blk=$((half / 8 + 16))    # a 4 KiB block well inside the failing half
+	disk_attach "$G" "/dev/$dm" xvdb || { dmsetup remove --noudevsync "$DMERR"; return 1; }
+	e0=$(be_stat "$G" xvdb io_err)
+	g_ok -t 150 "$G" "fio_verify /dev/xvdb 2M 4M" || case_fail "write+verify on the healthy half failed"
+	g_run -t 60 "$G" "dd if=/dev/zero of=/dev/xvdb bs=4k count=1 seek=$blk oflag=direct 2>&1; echo w_rc=\$?;
+		dd if=/dev/xvdb of=/dev/null bs=4k count=1 skip=$blk iflag=direct 2>&1; echo r_rc=\$?"
+	[ "$G_RC" = 0 ] || case_fail "dd on the failing half did not return (rc $G_RC)"
+	r0="w_rc=$(g_field w_rc) r_rc=$(g_field r_rc)"
+	[ "$(g_field w_rc)" != 0 ] && [ "$(g_field r_rc)" != 0 ] ||
+		case_fail "I/O to the failing half succeeded ($r0)"
+	grep -q 'Input/output error' "$G_OUT" || case_fail "no EIO in the guest: $(g_out | tail -3 | tr '\n' '|')"
+	e1=$(be_stat "$G" xvdb io_err)
+	[ -n "$e0" ] && [ "$e1" -gt "$e0" ] || case_fail "backend io_err did not grow ($e0 -> $e1)"
+	g_ok -t 150 "$G" "fio_verify /dev/xvdb 2M 4M" || case_fail "the healthy half failed after the errors"
+	# heal: the whole device linear again, without detaching
+	dmsetup reload --noudevsync "$DMERR" --table "0 $sz linear /dev/nullb2 0" &&
+		dmsetup resume --noudevsync "$DMERR" || case_fail "dmsetup reload/resume failed"
+	g_ok -t 150 "$G" "dd if=/dev/zero of=/dev/xvdb bs=4k count=1 seek=$blk oflag=direct &&
+		dd if=/dev/xvdb of=/dev/null bs=4k count=1 skip=$blk iflag=direct &&
+		fio_verify /dev/xvdb 2M 4M $((blk * 4096))" || case_fail "the healed device did not work"
+	r1=$(be_stat "$G" xvdb io_err)
+	disk_detach "$G" xvdb
+	dmsetup remove --noudevsync "$DMERR" || case_fail "dmsetup remove $DMERR failed (still open?)"
+	case_ok && case_note "failing half: $r0, EIO in the guest, backend io_err $e0 -> $e1; healed: write+verify at block $blk passed, io_err $r1"
+}
+
 if [ ! -f /extra/xblkback.ko ]; then
 	case_skip all "xblkback.ko not in the image"
 	suite_end
@@ -356,6 +408,8 @@ if suite_begin; then
 	want readonly && run_case readonly c_readonly xen-blkfront
 	want resize && run_case resize c_resize xen-blkfront
 	want destroy-inflight && run_case destroy-inflight c_destroy_inflight
+	[ -f /extra/xblkfront.ko ] && want dmerror-ours && run_case dmerror-ours c_dmerror xblkfront
+	want dmerror-intree && run_case dmerror-intree c_dmerror xen-blkfront
 else
 	case_begin setup; case_fail "suite setup failed"; case_end
 fi
