@@ -21,12 +21,13 @@
 
 #include "blkfront.h"
 
-static void xbf_ring_broken(struct xbf_ring *ring, const char *why, u64 id)
+static void xbf_ring_broken(struct xbf_ring *ring, const char *why,
+			    const char *what, u64 val)
 {
 	lockdep_assert_held(&ring->lock);
 	ring->broken = true;
-	xbf_fail(ring->info, "queue %u: bad response (%s, id %llu)",
-		 ring->index, why, id);
+	xbf_fail(ring->info, "queue %u: bad response (%s, %s %llu)",
+		 ring->index, why, what, val);
 }
 
 /*
@@ -72,7 +73,7 @@ static bool xbf_collect(struct xbf_ring *ring, struct xbf_req ***tail)
 		virt_rmb();	/* read responses only after rsp_prod */
 		if (!xblk_rsp_prod_sane(rp, fr->rsp_cons, fr->req_prod_pvt)) {
 			xbf_ring_broken(ring, "response producer ahead of requests",
-					rp - fr->rsp_cons);
+					"by", rp - fr->rsp_cons);
 			return work;
 		}
 		for (i = fr->rsp_cons; i != rp; i++) {
@@ -88,7 +89,8 @@ static bool xbf_collect(struct xbf_ring *ring, struct xbf_req ***tail)
 					     rq ? xbf_req(rq)->op : 0);
 			if (err) {
 				fr->rsp_cons = i + 1;
-				xbf_ring_broken(ring, xblk_rsp_err_str(err), rsp.id);
+				xbf_ring_broken(ring, xblk_rsp_err_str(err), "id",
+						rsp.id);
 				return true;
 			}
 			ring->inflight[rsp.id] = NULL;

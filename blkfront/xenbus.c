@@ -281,7 +281,13 @@ static void xbf_closing(struct xbf_info *info)
 {
 	struct xenbus_device *dev = info->xbdev;
 
-	if (dev->state == XenbusStateClosing || dev->state == XenbusStateClosed)
+	/*
+	 * Closing (not Closed) is where xenbus_dev_fatal() leaves us after a
+	 * protocol violation or a bad key; the backend follows to Closing and
+	 * we must still go on to Closed, or the toolstack cannot detach the
+	 * disk without -f (the hostile-back lab suite found this).
+	 */
+	if (dev->state == XenbusStateClosed)
 		return;
 
 	mutex_lock(&info->mutex);
