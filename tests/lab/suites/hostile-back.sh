@@ -198,7 +198,7 @@ c_fault() {
 	fi
 	# the frontend's verdict: log, state, xenstore error node
 	g_log_since 'vbd-51728|xvdb'
-	grep -q "xvdb: queue 0: bad response ($why, id " "$G_OUT" ||
+	grep -qE "xvdb: queue 0: bad response \($why, (id|by) [0-9]+\)" "$G_OUT" ||
 		case_fail "no 'xvdb: queue 0: bad response ($why, ...)' in the guest log: $(grep -v '^XLAB-' "$G_OUT" | tail -3 | tr '\n' '|' | cut -c1-300)"
 	grep -q "backend broke the blkif protocol; disk failed" "$G_OUT" ||
 		case_fail "no 'disk failed' line in the guest log"
