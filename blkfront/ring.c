@@ -37,8 +37,12 @@ static void xbf_ring_broken(struct xbf_ring *ring, const char *why,
 static bool xbf_rsp_rearm(struct xbf_ring *ring)
 {
 	struct blkif_front_ring *fr = &ring->front;
-	/* Pushed and unanswered: the backend will answer every one of them. */
-	unsigned int out = READ_ONCE(fr->sring->req_prod) - fr->rsp_cons;
+	/*
+	 * Sent and unanswered, from our private index (the shared req_prod is
+	 * writable by the backend); requests not yet pushed are pushed by the
+	 * end of their batch, and the backend must answer every one of them.
+	 */
+	unsigned int out = fr->req_prod_pvt - fr->rsp_cons;
 	unsigned int batch = clamp(out, 1U, ring->irq_batch);
 
 	lockdep_assert_held(&ring->lock);
