@@ -13,10 +13,10 @@
  * Dispatch is also bounded on purpose.  A disk has a budget of requests
  * in flight (xblk/max_inflight); blk-mq asks for budget before it takes a
  * request out of the I/O scheduler or the per-CPU software queues, and a
- * refusal leaves the request there, where later bios still merge into it.
- * Without the bound every request goes to the ring the moment it is made,
- * and under load sequential I/O never merges.  The completion path gives
- * budget back and reruns the queues.
+ * refusal leaves the request in the block layer; with a scheduler, where
+ * later bios still merge into it.  Without the bound every request goes
+ * to the ring the moment it is made, and nothing waits long enough to
+ * merge.  The completion path gives budget back and reruns the queues.
  *
  * When grants run out a request goes back to the block layer with
  * BLK_STS_RESOURCE; the completion path reruns the queue.
