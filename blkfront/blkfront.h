@@ -7,9 +7,13 @@
  * has its own shared ring pages, event channel, grant pools and lock, so
  * hardware queues never contend with each other.
  *
- * The blk-mq tag of a request doubles as its blkif request id: tags of one
- * hardware queue are unique among its in-flight requests and never exceed
- * the ring size (queue_depth == ring slots), so no id free list is needed.
+ * The blkif request id is derived from the blk-mq tag, so no id free list
+ * is needed: id = struct xbf_hq.id_base + tag.  Normally each hardware
+ * queue has its own ring, id_base is 0 and the tag set's depth equals the
+ * ring size, so a request with a tag always has a slot.  After a restore
+ * onto a backend that offers fewer queues or smaller rings, the tag set
+ * stays as it was: hardware queues then share rings (each with its own
+ * id_base) and a request may find its ring full (struct xbf_ring.reserved).
  */
 #ifndef XBLKFRONT_H
 #define XBLKFRONT_H
@@ -105,16 +109,35 @@ struct xbf_stats {
 };
 
 struct xbf_info;
+struct xbf_ring;
+
+/**
+ * struct xbf_hq - a hardware queue's view of its ring (hctx->driver_data)
+ * @ring: the ring its requests go on; NULL between a restore and the
+ *	  reconnection (the queue is quiesced then)
+ * @id_base: added to the tag to make the blkif id unique on @ring
+ *
+ * Changed only while the queue is quiesced.
+ */
+struct xbf_hq {
+	struct xbf_ring *ring;
+	unsigned int id_base;
+};
 
 /**
  * struct xbf_ring - one shared ring, one hardware queue
  * @info: the disk
  * @index: queue number
- * @lock: protects @front, @inflight, @broken, @work_since_eoi and the
- *	  @stats counters
+ * @lock: protects @front, @inflight, @reserved, @broken, @work_since_eoi
+ *	  and the @stats counters
  * @front: the front end of the shared ring
- * @inflight: request of each outstanding id (= tag), NULL when free
- * @nr_slots: ring size (and number of ids)
+ * @inflight: request of each outstanding id, NULL when free
+ * @nr_slots: ring size
+ * @nr_ids: number of ids (entries of @inflight): @nr_slots, or more when
+ *	    hardware queues share the ring or the tag set is deeper than it
+ * @may_fill: @nr_ids > @nr_slots: dispatch must reserve a slot first
+ * @shared: several hardware queues use this ring
+ * @reserved: slots promised to requests being prepared (@may_fill only)
  * @ring_refs: grant references of the ring pages
  * @sring: the shared ring pages
  * @evtchn: event channel to the backend
@@ -127,7 +150,7 @@ struct xbf_info;
  * @need_rerun: a request was turned away for lack of grants
  * @irq_batch: responses to ask for per interrupt (1: every response)
  * @poll_timer: bounds how long a response waits for its batch
- * @hctx: the hardware queue served by this ring
+ * @hctx: the hardware queue served by this ring (the first one, if shared)
  * @stats: counters
  */
 struct xbf_ring {
@@ -138,6 +161,10 @@ struct xbf_ring {
 	struct blkif_front_ring front;
 	struct request **inflight;
 	unsigned int nr_slots;
+	unsigned int nr_ids;
+	bool may_fill;
+	bool shared;
+	unsigned int reserved;
 	bool broken;
 	bool work_since_eoi;
 
@@ -165,6 +192,7 @@ enum xbf_state {
 	XBF_CONNECTED,		/* serving I/O */
 	XBF_CLOSING,		/* backend asked to close; no new I/O */
 	XBF_ERROR,		/* backend broke the protocol; fail I/O */
+	XBF_RESUMING,		/* restored: queue quiesced until reconnected */
 };
 
 /**
@@ -187,6 +215,10 @@ enum xbf_state {
  * @nr_rings: number of entries in @rings
  * @rings: the rings
  * @tag_set: blk-mq tag set
+ * @hq: one entry per hardware queue of @tag_set
+ * @disk_segs: segments per request the disk was created with; a backend
+ *	we reconnect to after a restore must offer at least as many
+ * @quiesced: the queue is quiesced for a restore (XBF_RESUMING)
  * @gd: the disk, once connected
  * @flush_op: BLKIF_OP_FLUSH_DISKCACHE, BLKIF_OP_WRITE_BARRIER or 0
  * @bounce: the backend is not trusted: data goes through pages of ours
@@ -200,7 +232,7 @@ enum xbf_state {
  * @budget_denied: how often dispatch was refused budget (sysfs)
  *
  * @mutex protects @rings/@nr_rings setup and teardown, @gd creation and
- * deletion, @be and @neg.  The budget fields are atomics or read and
+ * deletion, @hq, @quiesced, @be and @neg.  The budget fields are atomics or read and
  * written with READ_ONCE/WRITE_ONCE; see mq.c.
  */
 struct xbf_info {
@@ -225,6 +257,9 @@ struct xbf_info {
 	struct xbf_ring *rings;
 
 	struct blk_mq_tag_set tag_set;
+	struct xbf_hq *hq;
+	unsigned int disk_segs;
+	bool quiesced;
 	struct gendisk *gd;
 	u8 flush_op;
 	bool bounce;
@@ -282,6 +317,7 @@ void xbf_rings_free(struct xbf_info *info);
 int xbf_rings_write_keys(struct xbf_info *info, struct xenbus_transaction xbt);
 int xbf_ring_pools_alloc(struct xbf_ring *ring);
 void xbf_ring_kick(struct xbf_ring *ring);
+struct xbf_req *xbf_ring_reclaim(struct xbf_ring *ring);
 
 /* grant.c */
 int xbf_pool_init(struct xbf_pool *pool, unsigned int nr, bool with_pages,
@@ -305,6 +341,10 @@ void xbf_disk_update_capacity(struct xbf_info *info, u64 sectors);
 void xbf_fail_inflight(struct xbf_info *info);
 void xbf_complete_list(struct xbf_ring *ring, struct xbf_req *list);
 void xbf_budget_set_max(struct xbf_info *info, unsigned int max);
+void xbf_ring_rerun(struct xbf_ring *ring);
+unsigned int xbf_disk_suspend(struct xbf_info *info);
+void xbf_disk_reconnect(struct xbf_info *info);
+void xbf_disk_unquiesce(struct xbf_info *info);
 
 /* sysfs.c */
 int xbf_stats_add(struct xbf_ring *ring);

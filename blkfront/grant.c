@@ -214,6 +214,6 @@ void xbf_grants_put(struct xbf_ring *ring, struct xbf_req *req)
 
 	req->nr_data = 0;
 	req->nr_indirect = 0;
-	if (rerun && ring->hctx)
-		blk_mq_run_hw_queue(ring->hctx, true);
+	if (rerun)
+		xbf_ring_rerun(ring);
 }

@@ -19,7 +19,14 @@
  * merge.  The completion path gives budget back and reruns the queues.
  *
  * When grants run out a request goes back to the block layer with
- * BLK_STS_RESOURCE; the completion path reruns the queue.
+ * BLK_STS_RESOURCE; the completion path reruns the queue.  So does one
+ * that finds no ring slot, which only happens after a restore onto a
+ * backend with fewer or smaller rings (see blkfront.h).
+ *
+ * Save/restore: the requests the old backend never answered are taken
+ * back and requeued, with the queue quiesced, until the new backend is
+ * connected; then they are sent again.  The tag set never changes, so
+ * nothing has to be frozen (a freeze would wait for those very requests).
  */
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
@@ -154,24 +161,61 @@ static blk_status_t xbf_prep(struct xbf_ring *ring, struct request *rq,
 	return sts;
 }
 
+/*
+ * Reserve a ring slot before preparing a request, on a ring that can fill
+ * up (xbf_ring.may_fill).  A refusal asks the completion path for a rerun;
+ * the flag is set under the ring lock, so a completion either freed the
+ * slot before we looked or sees the flag after.
+ */
+static bool xbf_slot_reserve(struct xbf_ring *ring)
+{
+	struct blkif_front_ring *fr = &ring->front;
+	unsigned long flags;
+	bool ok;
+
+	spin_lock_irqsave(&ring->lock, flags);
+	ok = ring->broken || RING_FREE_REQUESTS(fr) > ring->reserved;
+	if (ok && !ring->broken) {
+		ring->reserved++;
+	} else if (!ok) {
+		spin_lock(&ring->pool_lock);
+		ring->need_rerun = true;
+		spin_unlock(&ring->pool_lock);
+	}
+	spin_unlock_irqrestore(&ring->lock, flags);
+	return ok;
+}
+
+static void xbf_slot_unreserve(struct xbf_ring *ring)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ring->lock, flags);
+	if (ring->reserved)
+		ring->reserved--;
+	spin_unlock_irqrestore(&ring->lock, flags);
+}
+
 /* Put a prepared request on the ring (not yet visible to the backend). */
 static bool xbf_ring_put(struct xbf_ring *ring, struct request *rq,
-			 struct blkif_request *breq)
+			 struct blkif_request *breq, unsigned int id)
 {
 	struct blkif_front_ring *fr = &ring->front;
 	struct xbf_stats *st = ring->stats;
 
 	lockdep_assert_held(&ring->lock);
-	if (unlikely(ring->broken || RING_FULL(fr) ||
-		     ring->inflight[rq->tag])) {
+	if (ring->may_fill && ring->reserved)
+		ring->reserved--;
+	if (unlikely(ring->broken || RING_FULL(fr) || id >= ring->nr_ids ||
+		     ring->inflight[id])) {
 		WARN_ON_ONCE(!ring->broken);
 		return false;
 	}
 
-	breq->u.rw.id = rq->tag;	/* same offset in every variant */
+	breq->u.rw.id = id;	/* same offset in every variant */
 	*RING_GET_REQUEST(fr, fr->req_prod_pvt) = *breq;
 	fr->req_prod_pvt++;
-	ring->inflight[rq->tag] = rq;
+	ring->inflight[id] = rq;
 
 	switch (req_op(rq)) {
 	case REQ_OP_READ:
@@ -219,26 +263,29 @@ static void xbf_commit(struct xbf_ring *ring)
 }
 
 /* Queue one request; push and notify only if @last. */
-static blk_status_t xbf_queue_one(struct xbf_ring *ring, struct request *rq,
+static blk_status_t xbf_queue_one(struct xbf_hq *hq, struct request *rq,
 				  bool last)
 {
+	struct xbf_ring *ring = hq->ring;
 	struct blkif_request breq = {};
 	unsigned long flags;
 	blk_status_t sts;
 	bool notify = false;
 
+	if (unlikely(ring->may_fill) && !xbf_slot_reserve(ring)) {
+		sts = BLK_STS_RESOURCE;
+		goto out_refused;
+	}
 	sts = xbf_prep(ring, rq, &breq);
 	if (sts != BLK_STS_OK) {
-		if (sts == BLK_STS_RESOURCE)
-			ring->stats->ring_full++;	/* racy count, fine */
-		/* Like SCSI: a request we do not take gives its budget back. */
-		xbf_budget_release(ring->info, rq);
-		return sts;
+		if (ring->may_fill)
+			xbf_slot_unreserve(ring);
+		goto out_refused;
 	}
 	blk_mq_start_request(rq);
 
 	spin_lock_irqsave(&ring->lock, flags);
-	if (!xbf_ring_put(ring, rq, &breq)) {
+	if (!xbf_ring_put(ring, rq, &breq, hq->id_base + rq->tag)) {
 		spin_unlock_irqrestore(&ring->lock, flags);
 		xbf_finish(ring, rq, BLKIF_RSP_ERROR);
 		xbf_budget_release(ring->info, rq);
@@ -251,17 +298,42 @@ static blk_status_t xbf_queue_one(struct xbf_ring *ring, struct request *rq,
 	if (notify)
 		xbf_ring_kick(ring);
 	return BLK_STS_OK;
+
+out_refused:
+	if (sts == BLK_STS_RESOURCE)
+		ring->stats->ring_full++;	/* racy count, fine */
+	/* Like SCSI: a request we do not take gives its budget back. */
+	xbf_budget_release(ring->info, rq);
+	return sts;
+}
+
+/*
+ * Not connected: fail the request, or while a restore waits for the new
+ * backend keep it (the queue is quiesced then, so this is only a guard).
+ */
+static blk_status_t xbf_not_connected(struct xbf_info *info, struct request *rq)
+{
+	xbf_budget_release(info, rq);
+	return READ_ONCE(info->state) == XBF_RESUMING ? BLK_STS_RESOURCE :
+							BLK_STS_IOERR;
 }
 
 static blk_status_t xbf_queue_rq(struct blk_mq_hw_ctx *hctx,
 				 const struct blk_mq_queue_data *bd)
 {
+	struct xbf_info *info = hctx->queue->queuedata;
+
+	if (unlikely(READ_ONCE(info->state) != XBF_CONNECTED))
+		return xbf_not_connected(info, bd->rq);
 	return xbf_queue_one(hctx->driver_data, bd->rq, bd->last);
 }
 
 static void xbf_commit_rqs(struct blk_mq_hw_ctx *hctx)
 {
-	xbf_commit(hctx->driver_data);
+	struct xbf_hq *hq = hctx->driver_data;
+
+	if (hq->ring)
+		xbf_commit(hq->ring);
 }
 
 #ifdef XB_HAVE_QUEUE_RQS
@@ -284,10 +356,14 @@ static void xbf_queue_rqs(xb_rqs_t *rqlist)
 	BUILD_BUG_ON(XBLK_MAX_QUEUES > BITS_PER_LONG);
 	xb_requeue_init(&requeue);
 	while ((rq = xb_rqs_pop(rqlist))) {
-		struct xbf_ring *ring = rq->mq_hctx->driver_data;
+		struct xbf_hq *hq = rq->mq_hctx->driver_data;
+		struct xbf_ring *ring;
 
-		info = ring->info;
+		info = rq->q->queuedata;
 		xbf_req(rq)->budget = false;
+		/* ->queue_rq() deals with a disk that is not connected. */
+		if (unlikely(READ_ONCE(info->state) != XBF_CONNECTED))
+			no_budget = true;
 		if (no_budget || !xbf_budget_get(info)) {
 			no_budget = true;
 			xb_requeue_add(&requeue, rq);
@@ -296,7 +372,8 @@ static void xbf_queue_rqs(xb_rqs_t *rqlist)
 		xbf_req(rq)->budget = true;
 		/* This path skips blk_mq_get_driver_tag(), which sets this. */
 		rq->mq_hctx->tags->rqs[rq->tag] = rq;
-		if (xbf_queue_one(ring, rq, false) != BLK_STS_OK) {
+		ring = hq->ring;
+		if (xbf_queue_one(hq, rq, false) != BLK_STS_OK) {
 			xb_requeue_add(&requeue, rq);
 			continue;
 		}
@@ -317,6 +394,24 @@ static void xbf_complete_rq(struct request *rq)
 static void xbf_complete_batch(struct io_comp_batch *iob)
 {
 	blk_mq_end_request_batch(iob);
+}
+
+/**
+ * xbf_ring_rerun() - run the hardware queues that use a ring
+ * @ring: the ring, which has room (grants or slots) again
+ *
+ * Context: any.
+ */
+void xbf_ring_rerun(struct xbf_ring *ring)
+{
+	struct blk_mq_hw_ctx *hctx = READ_ONCE(ring->hctx);
+
+	if (!hctx)
+		return;
+	if (ring->shared)
+		blk_mq_run_hw_queues(hctx->queue, true);
+	else
+		blk_mq_run_hw_queue(hctx, true);
 }
 
 /**
@@ -357,7 +452,7 @@ void xbf_complete_list(struct xbf_ring *ring, struct xbf_req *list)
 	if (!ring->hctx)
 		return;
 	if (rerun)
-		blk_mq_run_hw_queue(ring->hctx, true);
+		xbf_ring_rerun(ring);
 	xbf_budget_restart(ring->info, ring->hctx->queue);
 }
 
@@ -378,7 +473,7 @@ void xbf_fail_inflight(struct xbf_info *info)
 		unsigned long flags;
 
 		spin_lock_irqsave(&ring->lock, flags);
-		for (id = 0; id < ring->nr_slots; id++) {
+		for (id = 0; id < ring->nr_ids; id++) {
 			struct request *rq = ring->inflight[id];
 
 			if (!rq)
@@ -393,22 +488,114 @@ void xbf_fail_inflight(struct xbf_info *info)
 	}
 }
 
+/**
+ * xbf_disk_suspend() - take back every request the old backend was sent
+ * @info: the disk, just restored, whose rings are still allocated
+ *
+ * Quiesces the queue, collects the responses the old backend wrote before
+ * the save, and requeues the rest, which are sent again by
+ * xbf_disk_reconnect().  Their grants are returned (the restored domain's
+ * grant table is new, so nothing maps them).
+ *
+ * Context: process context, info->mutex held.
+ * Return: the number of requests requeued.
+ */
+unsigned int xbf_disk_suspend(struct xbf_info *info)
+{
+	unsigned int r, n = 0;
+
+	lockdep_assert_held(&info->mutex);
+	WRITE_ONCE(info->state, XBF_RESUMING);
+	if (!info->quiesced) {
+		blk_mq_quiesce_queue(info->gd->queue);
+		info->quiesced = true;
+	}
+	for (r = 0; r < info->nr_rings; r++) {
+		struct xbf_ring *ring = &info->rings[r];
+		struct xbf_req *req = xbf_ring_reclaim(ring), *next;
+
+		for (; req; req = next) {
+			struct request *rq = xbf_rq(req);
+
+			next = req->next;
+			xbf_finish(ring, rq, BLKIF_RSP_ERROR);	/* grants back */
+			xbf_budget_release(info, rq);
+			blk_mq_requeue_request(rq, false);
+			n++;
+		}
+	}
+	for (r = 0; r < info->tag_set.nr_hw_queues; r++)
+		info->hq[r].ring = NULL;
+	return n;
+}
+
+/**
+ * xbf_disk_reconnect() - send again what xbf_disk_suspend() took back
+ * @info: the disk, with the new backend's rings and grant pools in place
+ *
+ * Maps the (unchanged) hardware queues onto the new rings, round robin
+ * when there are fewer rings than queues, and lets I/O flow.
+ *
+ * Context: process context, info->mutex held.
+ */
+void xbf_disk_reconnect(struct xbf_info *info)
+{
+	struct request_queue *q = info->gd->queue;
+	unsigned int depth = info->tag_set.queue_depth;
+	unsigned int nr_hw = info->tag_set.nr_hw_queues;
+	struct blk_mq_hw_ctx *hctx;
+	unsigned long i;
+
+	lockdep_assert_held(&info->mutex);
+	for (i = 0; i < nr_hw; i++) {
+		info->hq[i].ring = &info->rings[i % info->nr_rings];
+		info->hq[i].id_base = (i / info->nr_rings) * depth;
+	}
+	for (i = 0; i < info->nr_rings; i++)
+		info->rings[i].shared = nr_hw > info->nr_rings;
+	queue_for_each_hw_ctx(q, hctx, i)
+		if (i < info->nr_rings)
+			info->rings[i].hctx = hctx;
+	WRITE_ONCE(info->state, XBF_CONNECTED);
+	xbf_disk_unquiesce(info);
+}
+
+/**
+ * xbf_disk_unquiesce() - end the quiescence of a restore
+ * @info: the disk, either reconnected (XBF_CONNECTED: the requeued requests
+ *	  are sent) or given up (they fail)
+ *
+ * Context: process context, info->mutex held.
+ */
+void xbf_disk_unquiesce(struct xbf_info *info)
+{
+	lockdep_assert_held(&info->mutex);
+	if (!info->quiesced)
+		return;
+	info->quiesced = false;
+	blk_mq_unquiesce_queue(info->gd->queue);
+	blk_mq_kick_requeue_list(info->gd->queue);
+}
+
 static int xbf_init_hctx(struct blk_mq_hw_ctx *hctx, void *data,
 			 unsigned int index)
 {
 	struct xbf_info *info = data;
-	struct xbf_ring *ring = &info->rings[index];
+	struct xbf_hq *hq = &info->hq[index];
 
-	hctx->driver_data = ring;
-	ring->hctx = hctx;
+	hq->ring = &info->rings[index];
+	hq->id_base = 0;
+	hctx->driver_data = hq;
+	hq->ring->hctx = hctx;
 	return 0;
 }
 
 static void xbf_exit_hctx(struct blk_mq_hw_ctx *hctx, unsigned int index)
 {
-	struct xbf_ring *ring = hctx->driver_data;
+	struct xbf_hq *hq = hctx->driver_data;
 
-	ring->hctx = NULL;
+	if (hq->ring && hq->ring->hctx == hctx)
+		hq->ring->hctx = NULL;
 }
 
 static const struct blk_mq_ops xbf_mq_ops = {
@@ -485,9 +672,14 @@ int xbf_disk_create(struct xbf_info *info)
 			(info->neg.segs + frames) * sizeof(struct xbf_gnt *);
 	set->driver_data = info;
 
+	info->hq = kcalloc(info->nr_rings, sizeof(*info->hq), GFP_KERNEL);
+	if (!info->hq)
+		return -ENOMEM;
+	info->disk_segs = info->neg.segs;
+
 	err = blk_mq_alloc_tag_set(set);
 	if (err)
-		return err;
+		goto out_free_hq;
 
 	WRITE_ONCE(info->max_inflight, READ_ONCE(xbf_max_inflight));
 	atomic_set(&info->inflight_now, 0);
@@ -523,6 +715,9 @@ out_put_disk:
 	put_disk(gd);
 out_free_tag_set:
 	blk_mq_free_tag_set(set);
+out_free_hq:
+	kfree(info->hq);
+	info->hq = NULL;
 	return err;
 }
 
@@ -542,6 +737,8 @@ void xbf_disk_destroy(struct xbf_info *info)
 	put_disk(info->gd);
 	info->gd = NULL;
 	blk_mq_free_tag_set(&info->tag_set);
+	kfree(info->hq);
+	info->hq = NULL;
 }
 
 /**

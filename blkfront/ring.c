@@ -87,9 +87,9 @@ static bool xbf_collect(struct xbf_ring *ring, struct xbf_req ***tail)
 			struct xbf_req *req;
 
 			RING_COPY_RESPONSE(fr, i, &rsp);
-			if (rsp.id < ring->nr_slots)
+			if (rsp.id < ring->nr_ids)
 				rq = ring->inflight[rsp.id];
-			err = xblk_check_rsp(&rsp, ring->nr_slots, rq,
+			err = xblk_check_rsp(&rsp, ring->nr_ids, rq,
 					     rq ? xbf_req(rq)->op : 0);
 			if (err) {
 				fr->rsp_cons = i + 1;
@@ -174,6 +174,43 @@ static enum hrtimer_restart xbf_poll_timer(struct hrtimer *t)
 }
 
 /**
+ * xbf_ring_reclaim() - take back the requests of a ring that is going away
+ * @ring: the ring of a domain just restored (its backend is gone)
+ *
+ * Responses the old backend wrote before the save are real: they are
+ * completed first.  The requests still unanswered are returned, chained
+ * through xbf_req.next, still holding their grants.
+ *
+ * Context: process context; the event channel is dead.
+ * Return: the chain, or NULL.
+ */
+struct xbf_req *xbf_ring_reclaim(struct xbf_ring *ring)
+{
+	struct xbf_req *list = NULL;
+	unsigned long flags;
+	unsigned int id;
+
+	hrtimer_cancel(&ring->poll_timer);
+	xbf_ring_poll(ring, true);
+	/* The poll may have armed the timer again. */
+	hrtimer_cancel(&ring->poll_timer);
+
+	spin_lock_irqsave(&ring->lock, flags);
+	for (id = 0; id < ring->nr_ids; id++) {
+		struct request *rq = ring->inflight[id];
+
+		if (!rq)
+			continue;
+		ring->inflight[id] = NULL;
+		xbf_req(rq)->next = list;
+		list = xbf_req(rq);
+	}
+	ring->reserved = 0;
+	spin_unlock_irqrestore(&ring->lock, flags);
+	return list;
+}
+
+/**
  * xbf_ring_kick() - notify the backend of new requests
  * @ring: the ring, whose requests were pushed under its lock
  *
@@ -226,8 +263,18 @@ static int xbf_ring_alloc(struct xbf_ring *ring, unsigned int order)
 		return err;
 	XEN_FRONT_RING_INIT(&ring->front, ring->sring, XEN_PAGE_SIZE * nr_pages);
 	ring->nr_slots = RING_SIZE(&ring->front);
+	/*
+	 * A disk that outlived a restore keeps its tag set: ids must cover
+	 * every tag of every hardware queue that will share this ring.
+	 */
+	ring->nr_ids = ring->nr_slots;
+	if (info->gd)
+		ring->nr_ids = DIV_ROUND_UP(info->tag_set.nr_hw_queues,
+					    info->nr_rings) *
+			       info->tag_set.queue_depth;
+	ring->may_fill = ring->nr_ids > ring->nr_slots;
 
-	ring->inflight = kcalloc(ring->nr_slots, sizeof(*ring->inflight),
+	ring->inflight = kcalloc(ring->nr_ids, sizeof(*ring->inflight),
 				 GFP_KERNEL);
 	if (!ring->inflight)
 		return -ENOMEM;

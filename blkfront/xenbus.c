@@ -10,6 +10,9 @@
  *   backend Closing   -> no new I/O, disk marked dead, switch to Closed
  *   remove            -> fail what can no longer complete, delete the
  *                        gendisk, free rings and grants
+ *   resume (restore)  -> take back unanswered requests, free the old rings;
+ *                        the new backend then goes through InitWait and
+ *                        Connected as above, and the requests are sent again
  *
  * Every key the backend writes is parsed by include/xblk/xenstore.h; a
  * malformed or out-of-range value ends in xenbus_dev_fatal(), which logs it
@@ -66,6 +69,8 @@ static void xbf_error_work(struct work_struct *work)
 		blk_mark_disk_dead(info->gd);
 	if (info->rings)
 		xbf_fail_inflight(info);
+	if (info->gd)
+		xbf_disk_unquiesce(info);	/* requeued requests fail */
 	mutex_unlock(&info->mutex);
 	xenbus_dev_fatal(info->xbdev, -EPROTO,
 			 "backend broke the blkif protocol; disk failed");
@@ -122,6 +127,15 @@ static int xbf_talk(struct xbf_info *info)
 		.persistent = READ_ONCE(xbf_persistent),
 	};
 	nr = max(1U, min3(be_queues, info->fl.max_queues, info->fl.nr_cpus));
+	if (info->gd) {
+		/*
+		 * Restored: the disk keeps its hardware queues and its
+		 * request size; only the backend's offer may limit them.
+		 */
+		nr = min(nr, info->tag_set.nr_hw_queues);
+		info->fl.max_indirect_segs = max(info->fl.max_indirect_segs,
+						 info->disk_segs);
+	}
 	err = xbf_rings_alloc(info, nr, min(be_order, info->fl.max_ring_order));
 	if (err)
 		goto out_unlock;
@@ -221,7 +235,8 @@ static void xbf_connect(struct xbf_info *info)
 		xbf_resize(info);
 		goto out_unlock;
 	}
-	if (info->state != XBF_DISCONNECTED || !info->rings)
+	if ((info->state != XBF_DISCONNECTED && info->state != XBF_RESUMING) ||
+	    !info->rings)
 		goto out_unlock;
 
 	err = xblk_parse_be_info(xbf_read_key, &kd, &info->be, &bad_key,
@@ -239,6 +254,17 @@ static void xbf_connect(struct xbf_info *info)
 	xblk_negotiate(&info->be, &info->fl, &info->neg);
 	info->neg.nr_queues = nr_queues;
 	info->neg.ring_order = order;
+	if (info->gd) {
+		/* The requests already built fit the disk's limits only. */
+		if (info->neg.segs < info->disk_segs) {
+			xenbus_dev_fatal(dev, -EINVAL,
+					 "restored onto a backend with %u segments per request, the disk needs %u",
+					 info->neg.segs, info->disk_segs);
+			goto out_unlock;
+		}
+		info->neg.segs = info->disk_segs;
+		info->neg.indirect = info->disk_segs > BLKIF_MAX_SEGMENTS_PER_REQUEST;
+	}
 
 	info->flush_op = info->be.flush ? BLKIF_OP_FLUSH_DISKCACHE :
 			 info->be.barrier ? BLKIF_OP_WRITE_BARRIER : 0;
@@ -254,6 +280,13 @@ static void xbf_connect(struct xbf_info *info)
 		}
 	}
 
+	if (info->gd) {
+		xbf_disk_reconnect(info);
+		dev_info(&dev->dev, "%s: reconnected after restore\n", info->name);
+		xbf_disk_update_capacity(info, info->be.sectors);
+		goto out_connected;
+	}
+
 	/* The partition scan in device_add_disk() already does I/O. */
 	WRITE_ONCE(info->state, XBF_CONNECTED);
 	err = xbf_disk_create(info);
@@ -262,6 +295,7 @@ static void xbf_connect(struct xbf_info *info)
 		xenbus_dev_fatal(dev, err, "creating disk %s", info->name);
 		goto out_free_pools;
 	}
+out_connected:
 	xbf_print_config(info);
 	mutex_unlock(&info->mutex);
 	xenbus_switch_state(dev, XenbusStateConnected);
@@ -291,15 +325,17 @@ static void xbf_closing(struct xbf_info *info)
 		return;
 
 	mutex_lock(&info->mutex);
-	if (info->state == XBF_CONNECTED)
+	if (info->state == XBF_CONNECTED || info->state == XBF_RESUMING)
 		WRITE_ONCE(info->state, XBF_CLOSING);
 	/*
 	 * New I/O fails from here on; I/O in flight still completes, since
 	 * the backend answers it before it unmaps our rings, which stay
-	 * until remove.
+	 * until remove.  So do requests a restore took back.
 	 */
-	if (info->gd)
+	if (info->gd) {
 		blk_mark_disk_dead(info->gd);
+		xbf_disk_unquiesce(info);
+	}
 	mutex_unlock(&info->mutex);
 	xenbus_frontend_closed(dev);
 }
@@ -400,10 +436,12 @@ static void xbf_remove(struct xenbus_device *dev)
 
 	cancel_work_sync(&info->error_work);
 	mutex_lock(&info->mutex);
-	if (info->state == XBF_CONNECTED)
+	if (info->state == XBF_CONNECTED || info->state == XBF_RESUMING)
 		WRITE_ONCE(info->state, XBF_CLOSING);
-	if (info->gd)
+	if (info->gd) {
 		blk_mark_disk_dead(info->gd);
+		xbf_disk_unquiesce(info);
+	}
 	/*
 	 * A backend that is neither serving nor finishing will never answer
 	 * what is in flight: fail it, or deleting the disk would wait forever.
@@ -422,6 +460,44 @@ static void xbf_remove(struct xenbus_device *dev)
 	kfree(info);
 }
 
+/*
+ * The domain was restored (xl restore, or the end of a migration): the old
+ * backend, our event channels and grants are gone.  Take back what it never
+ * answered and free the rings; the xenbus core then watches the new
+ * backend, whose InitWait and Connected set everything up again.
+ */
+static int xbf_resume(struct xenbus_device *dev)
+{
+	struct xbf_info *info = dev_get_drvdata(&dev->dev);
+	unsigned int replay = 0;
+	bool disk;
+
+	mutex_lock(&info->mutex);
+	disk = info->gd && (info->state == XBF_CONNECTED ||
+			    info->state == XBF_RESUMING);
+	if (info->rings) {
+		if (disk)
+			replay = xbf_disk_suspend(info);
+		else
+			xbf_fail_inflight(info);	/* a dead disk's */
+		xbf_rings_free(info);
+	}
+	if (info->hq) {
+		unsigned int i;
+
+		for (i = 0; i < info->tag_set.nr_hw_queues; i++)
+			info->hq[i].ring = NULL;
+	}
+	if (!info->gd)
+		WRITE_ONCE(info->state, XBF_DISCONNECTED);
+	mutex_unlock(&info->mutex);
+
+	if (disk)
+		dev_info(&dev->dev, "%s: restored: %u request%s to replay once the backend reconnects\n",
+			 info->name, replay, replay == 1 ? "" : "s");
+	return 0;
+}
+
 static const struct xenbus_device_id xbf_ids[] = {
 	{ "vbd" },
 	{ "" }
@@ -432,6 +508,7 @@ static struct xenbus_driver xbf_driver = {
 	.ids = xbf_ids,
 	.probe = xbf_probe,
 	.remove = xbf_remove,
+	.resume = xbf_resume,
 	.otherend_changed = xbf_backend_changed,
 	.not_essential = true,
 	.driver = {
