@@ -11,6 +11,8 @@
 #   make test                    everything CI runs (scripts/test-all.sh)
 #   make lab-demo                boot Xen under QEMU and run fio through xblk
 #   make bench                   in-tree pair vs xblk vs dom0, side by side in the lab
+#   make test-faults             hostile peers, faults, detach and save/restore (lab)
+#   make test-faults-long        the same with the long cycle counts (50 detaches...)
 
 KVER	?= $(shell uname -r)
 # Without headers for the running kernel (CI may run on another kernel than
@@ -25,7 +27,7 @@ PROBE_DIR	= $(ROOT)/build/probe/$(subst /,_,$(abspath $(KDIR)))
 AUTOCONF	= $(PROBE_DIR)/xblk_autoconf.h
 KBUILD_ARGS	= -C $(KDIR) M=$(ROOT) XBLK_ROOT=$(ROOT) XBLK_AUTOCONF=$(AUTOCONF)
 
-.PHONY: all modules clean probe check style matrix test-unit test lab-demo bench deps
+.PHONY: all modules clean probe check style matrix test-unit test lab-demo test-faults test-faults-long bench deps
 
 all: modules
 
@@ -56,6 +58,12 @@ test:
 
 lab-demo:
 	scripts/lab-demo.sh
+
+test-faults:
+	scripts/test-faults.sh
+
+test-faults-long:
+	scripts/test-faults.sh --long
 
 bench:
 	scripts/bench.sh

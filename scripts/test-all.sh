@@ -9,6 +9,8 @@
 #   style   make style: checkpatch --strict
 #   matrix  scripts/matrix.sh: W=1 + sparse build against 6.1, 6.12 and sid
 #   lab     tests/lab/run.sh: Xen under QEMU with our modules
+#   faults  scripts/test-faults.sh: hostile peers, faults, detach and
+#           save/restore in the lab (short cycle counts)
 #
 # Each stage's output goes to the console under a header, and to
 # build/test-all/<stage>.log.  A stage that prints "N passed, N failed" adds
@@ -20,13 +22,14 @@
 #
 # env: XBLK_TEST_BUDGET  seconds the whole run may take (default 5100: CI
 #                        stops a run at 5400 s)
-#      XBLK_STAGES       stages to run (default "deps unit style matrix lab")
+#      XBLK_STAGES       stages to run (default "deps unit style matrix lab
+#                        faults")
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 2
 budget=${XBLK_TEST_BUDGET:-5100}
-stages=${XBLK_STAGES:-deps unit style matrix lab}
+stages=${XBLK_STAGES:-deps unit style matrix lab faults}
 logdir=$root/build/test-all
 mkdir -p "$logdir"
 
@@ -75,6 +78,16 @@ stage() {
 	summary+=("$(printf '%-7s %-7s %7d %7d %6ss' "$name" "$res" "$p" "$f" "$t")")
 }
 
+# Timeout for a lab run: what is left of the budget, less a margin, so that
+# the lab's own guard fires first and it still reports.
+lab_guard() {
+	local g=$((budget - SECONDS - 120))
+
+	[ "$g" -le 3600 ] || g=3600
+	[ "$g" -ge 60 ] || g=$(((budget - SECONDS) / 2))
+	echo "$g"
+}
+
 skip() {
 	printf '\n== %-8s skipped: %s\n' "$1" "$2"
 	summary+=("$(printf '%-7s %-7s %7s %7s %7s' "$1" skipped - - -)")
@@ -94,14 +107,16 @@ for s in $stages; do
 	style)	stage style 900 make --no-print-directory style ;;
 	matrix)	stage matrix 1200 scripts/matrix.sh ;;
 	lab)	if [ -f tests/lab/run.sh ]; then
-			# Let the lab's own guard fire first, so it still reports.
-			g=$((budget - SECONDS - 120))
-			[ "$g" -le 3600 ] || g=3600
-			[ "$g" -ge 60 ] || g=$(((budget - SECONDS) / 2))
-			export XLAB_TOTAL_TIMEOUT=${XLAB_TOTAL_TIMEOUT:-$g}
-			stage lab 3700 tests/lab/run.sh
+			XLAB_TOTAL_TIMEOUT=${XLAB_TOTAL_TIMEOUT:-$(lab_guard)} \
+				stage lab 3700 tests/lab/run.sh
 		else
 			skip lab "no tests/lab/run.sh"
+		fi ;;
+	faults)	if [ -x scripts/test-faults.sh ]; then
+			XLAB_TOTAL_TIMEOUT=${XLAB_TOTAL_TIMEOUT:-$(lab_guard)} \
+				stage faults 3700 scripts/test-faults.sh
+		else
+			skip faults "no scripts/test-faults.sh"
 		fi ;;
 	*)	echo "unknown stage $s" >&2
 		total_fail=$((total_fail + 1)) ;;

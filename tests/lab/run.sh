@@ -5,6 +5,7 @@
 #
 #   tests/lab/run.sh [SUITE...]        default: intree front back demo
 #                                      also available: back-extra stress bench hostile hostile-back
+#                                      restore
 #
 # Installs missing Debian packages, builds our modules against the 6.1 headers matching the
 # kernel image the lab boots, builds the images into tests/lab/out/, boots Xen once per suite
@@ -332,7 +333,12 @@ need_module() {   # SUITE DIR KO
 # smap=0: with QEMU's -cpu max (TCG) Xen's PV entry path faults on SMAP and dom0 dies on its
 # first exception bounce (harmless with qemu64, which has no SMAP; kept for XLAB_CPU=max).
 # dom0 needs 2 vCPUs (with 1 it stalls under TCG).
-XEN_CMDLINE="console=com1 com1=115200,8n1 dom0_mem=1024M,max:1024M dom0_max_vcpus=2 loglvl=all guest_loglvl=all smap=0"
+# The restore suite's dom0 holds a whole guest image in its tmpfs: it gets more memory.
+xen_cmdline() {
+	local mem=1024
+	[ "$1" = restore ] && mem=1536
+	echo "console=com1 com1=115200,8n1 dom0_mem=${mem}M,max:${mem}M dom0_max_vcpus=2 loglvl=all guest_loglvl=all smap=0"
+}
 
 # boot SUITE LOG TIMEOUT: one QEMU run; the console goes to LOG with "[seconds] " stamps;
 # case lines are echoed live. Returns QEMU's status (124 = timeout).
@@ -352,7 +358,7 @@ boot() {
 	local cmd=(qemu-system-x86_64 -machine pc -accel "${XLAB_ACCEL:-tcg,thread=multi}"
 		-cpu "${XLAB_CPU:-qemu64}" -smp 2 -m 3072
 		-display none -vga none -monitor none -no-reboot -nodefaults -serial stdio
-		-pidfile "$OUT/qemu.pid" -kernel "$OUT/xen" -append "$XEN_CMDLINE" -initrd "$initrd")
+		-pidfile "$OUT/qemu.pid" -kernel "$OUT/xen" -append "$(xen_cmdline "$suite")" -initrd "$initrd")
 	printf '%q ' "${cmd[@]}" > "$log.cmd"
 	MY_QEMU=1
 	if [ -n "${XLAB_SHELL:-}" ]; then

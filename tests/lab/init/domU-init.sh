@@ -19,7 +19,9 @@ ln -sf /proc/self/fd /dev/fd
 ln -sf fd/0 /dev/stdin; ln -sf fd/1 /dev/stdout; ln -sf fd/2 /dev/stderr
 
 me=$(xenstore-read domid)
-P=/local/domain/$me/data/xlab
+# Relative to our own /local/domain/<domid>: after xl save/restore the domid changes, and the
+# kernel re-registers our watches under the new one.
+P=data/xlab
 echo "XLAB[domU $(cut -d' ' -f1 /proc/uptime)] agent up: domid $me, $(nproc) vcpus, kernel $(uname -r)"
 
 # agent CMDKEY RCKEY: a watch on the command node wakes us up; the read timeout re-polls in case

@@ -1,0 +1,35 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Hostile peers, device faults and lifecycle events, in the lab (real Xen
+# under QEMU): every suite of issue 5 in one command, one lab boot per suite.
+#
+#   scripts/test-faults.sh          (make test-faults)       part of make test
+#   scripts/test-faults.sh --long   (make test-faults-long)  the long variants
+#
+#   hostile       a hostile frontend attacks xblkback (bad requests, grants,
+#                 xenstore keys, double fetch, event storm, noisy neighbour)
+#   hostile-back  a hostile backend attacks xblkfront (bad responses, keys)
+#   back-extra    device errors (dm-error), grant-map failures, memory
+#                 pressure, xl destroy with I/O in flight, leak cycles,
+#                 read-only, resize, rmmod while attached
+#   lifecycle     xl block-detach while fio writes; every acknowledged
+#                 write is verified after re-attach
+#   restore       xl save / xl restore with fio verify running, onto
+#                 backends with other queue counts and ring sizes
+#
+# Cycle counts (short / --long): attach-detach leak cycles 5 / 20, xl
+# destroy with I/O 3 / 8, detach under fio 10 / 50, save/restore 3 / 10.
+# Prints one line per case and "N passed, N failed" last; exit 0 iff
+# nothing failed.  Extra XLAB_* settings (XLAB_CASES...) pass through.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+
+opts="leak_cycles=5 destroy_cycles=3 detach_cycles=10 restore_cycles=3"
+if [ "${1:-}" = --long ]; then
+	opts="leak_cycles=20 destroy_cycles=8 detach_cycles=50 restore_cycles=10"
+	shift
+fi
+[ $# = 0 ] || { echo "usage: $0 [--long]" >&2; exit 2; }
+export XLAB_OPTS="${XLAB_OPTS:+$XLAB_OPTS }$opts"
+exec tests/lab/run.sh hostile hostile-back back-extra lifecycle restore

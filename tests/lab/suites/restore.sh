@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2154,SC2034,SC1091
+# Suite "restore": xl save / xl restore of a guest while it writes and verifies data.
+#
+#   restore-ours     guest with xblkfront, disk on a memory-backed null_blk through xblkback
+#   restore-intree   the same with the in-tree xen-blkfront (interop reference)
+#
+# The guest runs fio randwrite with verify_backlog (every written block is read back and
+# checked, crc32c, fatal on mismatch) for the whole case. XLAB_RESTORE_CYCLES times (default
+# 3; the long variant: 10): `xl save` (the domain is suspended with requests in flight and
+# destroyed), the backend is reloaded with other parameters (queues 4 -> 1 -> 2, ring order
+# 0 -> 2 -> 1, cycling), `xl restore`. After every restore the frontend must have reconnected
+# with the new backend's queue count and ring order (xenstore), fio must still be running, and
+# dom0 must hold no grant of the old domain. At the end fio is stopped: zero errors, and it
+# must have verified data written both before and after the restores. The guest's kernel log
+# must be clean (run_case), and for xblkfront it must say how many requests were replayed.
+. /lab/dom0.sh
+. /lab/cases.sh
+G=g1 BACK=xblkback
+DRV=/sys/bus/xen-backend/drivers/xblkback
+CYCLES=${XLAB_RESTORE_CYCLES:-3}
+
+# guest_rehook NAME: after xl restore the guest has a new domid: watch its new rc node
+guest_rehook() {
+	local name=$1 domid fd wfd=${G_WATCHFD[$1]}
+	domid=$(xl domid "$name" 2>/dev/null) || return 1
+	[ -n "${G_WATCHPID[$name]}" ] && kill "${G_WATCHPID[$name]}" 2>/dev/null
+	[ -n "$wfd" ] && exec {wfd}<&-
+	G_DOMID[$name]=$domid
+	exec {fd}< <(exec xenstore-watch "/local/domain/$domid/data/xlab/rc")
+	G_WATCHFD[$name]=$fd G_WATCHPID[$name]=$!
+}
+
+# the parameters of cycle N: (max_queues max_ring_page_order)
+cycle_params() {
+	case $(($1 % 3)) in
+	0) echo "4 0" ;;
+	1) echo "1 2" ;;
+	2) echo "2 1" ;;
+	esac
+}
+
+c_restore() {
+	local front=$1 i q o nq no t0 ts tr sav=$LAB_TMP/$G.save seen="" fioout
+	read -r q o < <(cycle_params 0)
+	be_use $BACK max_queues=$q max_ring_page_order=$o || return 1
+	fe_use "$G" "$front" || return 1
+	disk_attach "$G" nullb2 xvdb || return 1
+	g_ok "$G" "rm -f /tmp/rs.rc /tmp/rs.log; (fio --name=rs --filename=/dev/xvdb --ioengine=libaio --direct=1 --rw=randwrite --bs=4k --iodepth=16 --numjobs=2 --size=32M --offset_increment=32M --time_based --runtime=3600 --verify=crc32c --verify_backlog=64 --verify_fatal=1 --group_reporting > /tmp/rs.log 2>&1; echo \$? > /tmp/rs.rc) & sleep 4; pidof fio" || return 1
+	seen="$(xs_front "$G" xvdb multi-queue-num-queues)/$(xs_front "$G" xvdb ring-page-order)"
+	for i in $(seq 1 "$CYCLES"); do
+		read -r q o < <(cycle_params "$i")
+		t0=$SECONDS
+		log "cycle $i: xl save $G (fio running)"
+		rm -f "$sav"
+		timeout 300 xl save "$G" "$sav" || { case_fail "cycle $i: xl save failed"; return 1; }
+		ts=$((SECONDS - t0))
+		xl domid "$G" >/dev/null 2>&1 && { case_fail "cycle $i: $G still exists after xl save"; return 1; }
+		local g p
+		g=$(cat $DRV/grants_mapped 2>/dev/null) p=$(cat $DRV/pages_in_use 2>/dev/null)
+		[ "$g" = 0 ] && [ "$p" = 0 ] ||
+			case_fail "cycle $i: after save xblkback still holds grants_mapped=$g pages_in_use=$p"
+		be_use $BACK max_queues=$q max_ring_page_order=$o || return 1
+		t0=$SECONDS
+		timeout 300 xl restore "$sav" || { case_fail "cycle $i: xl restore failed"; return 1; }
+		tr=$((SECONDS - t0))
+		rm -f "$sav"
+		guest_rehook "$G" || { case_fail "cycle $i: $G gone after restore"; return 1; }
+		# the agent answers again, the disk is back and fio still runs
+		g_ok -t 180 "$G" "waitdev /dev/xvdb 60; echo FIO-PIDS \$(pidof fio); [ -f /tmp/rs.rc ] && echo FIO-RC \$(cat /tmp/rs.rc); true" || return 1
+		grep -q '^FIO-PIDS [0-9]' "$G_OUT" && ! grep -q '^FIO-RC' "$G_OUT" ||
+			{ case_fail "cycle $i: fio is not running after restore: $(g_out | tail -3 | tr '\n' '|')"; return 1; }
+		# wait for the frontend to reach Connected with the new backend
+		local st k=0
+		while st=$(xs_front "$G" xvdb state) && [ "$st" != 4 ] && [ $k -lt 60 ]; do sleep 1; k=$((k + 1)); done
+		[ "$st" = 4 ] || case_fail "cycle $i: frontend state $st after restore"
+		nq=$(xs_front "$G" xvdb multi-queue-num-queues)
+		no=$(xs_front "$G" xvdb ring-page-order)
+		seen="$seen ${nq:-1}/${no:-0}"
+		log "cycle $i: save ${ts}s, restore ${tr}s, backend max_queues=$q order=$o, frontend queues=${nq:-1} order=${no:-0}"
+		# a frontend takes at most what the backend offers
+		[ "${nq:-1}" -le "$q" ] || case_fail "cycle $i: frontend uses ${nq} queues, backend offers $q"
+		[ "${no:-0}" -le "$o" ] || case_fail "cycle $i: frontend ring order $no, backend offers $o"
+		case_ok || return 1
+		# let I/O run on the new rings for a while
+		sleep 5
+	done
+	g_run -t 120 "$G" "kill -INT \$(pidof fio); while [ ! -f /tmp/rs.rc ]; do sleep 1; done; cat /tmp/rs.rc; grep -E 'err=|verify|bad|WRITE:|write:' /tmp/rs.log | head -8"
+	fioout=$(g_out | tr '\n' '|' | cut -c1-400)
+	grep -qE 'err= *[1-9]|verify: bad|bad magic|crc32c: verify failed' "$G_OUT" && case_fail "fio reported errors: $fioout"
+	grep -q 'err= *0' "$G_OUT" || case_fail "no fio result: $fioout"
+	g_run "$G" "dmesg | grep -iE 'replay|resum|reconnect' | tail -$((CYCLES * 2 + 2))"
+	if [ "$front" = xblkfront ]; then
+		grep -q 'replay' "$G_OUT" || case_fail "xblkfront did not report a replay after restore"
+		case_note "replayed: $(grep -o 'replay[^|]*' "$G_OUT" | tr '\n' ';' | cut -c1-200)"
+	fi
+	case_note "$CYCLES save/restore cycles, queues/order per cycle: $seen"
+	case_note "fio: $(grep -oE 'write: IOPS=[^,]*' "$G_OUT" | head -1)"
+}
+
+want() { [ -z "${XLAB_CASES:-}" ] || [[ ,$XLAB_CASES, == *,$1,* ]]; }
+
+# like suite_begin, with a smaller guest (384 MiB: 256 cannot unpack the initramfs): its
+# whole memory goes into dom0's tmpfs at each save (run.sh gives this dom0 1.5 GiB)
+log "suite $LAB_SUITE: BACK=$BACK cycles=$CYCLES; build: $(tr '\n' ' ' < /lab/build-info 2>/dev/null)"
+if backing_setup && be_use $BACK && guest_create $G 2 384; then
+	want restore-ours && { [ -f /extra/xblkfront.ko ] && run_case restore-ours c_restore xblkfront ||
+		case_skip restore-ours "xblkfront.ko not built"; }
+	want restore-intree && run_case restore-intree c_restore xen-blkfront
+fi
+suite_end
