@@ -319,6 +319,23 @@ c_sched() {
 
 # c_bounce (xblkfront): trusted=0 against a backend without persistent grants: the data goes
 # through the frontend's bounce pages (xblk/bounce=1, persistent=0), write+verify passes
+# untrusted: the toolstack, not the module parameter, says the backend is not trusted (xl's
+# "untrusted" disk flag writes trusted=0 in the frontend's directory): bounce pages
+c_untrusted() {
+	local t
+	be_use "$BACK" feature_persistent=0 || return 1
+	fe_use "$G" "$FRONT" || return 1
+	disk_attach "$G" nullb0 xvdb untrusted || return 1
+	t=$(xs_front "$G" xvdb trusted)
+	[ "$t" = 0 ] || case_fail "xl did not write trusted=0 for an untrusted disk (got '$t')"
+	fio_case "$G" xvdb || return 1
+	feinfo "$G" xvdb
+	fe_expect "bounce pages" bounce 1
+	fe_expect "error responses" q_errors 0
+	fe_more "writes" q_writes 1
+	case_note "xenstore trusted=$t, bounce=${FI_bounce:-?} (module parameter trusted left at Y)"
+}
+
 c_bounce() {
 	be_use "$BACK" feature_persistent=0 || return 1
 	c_data nullb0 trusted=0 || return 1

@@ -32,6 +32,7 @@ data_cases() {
 	want hotplug          && run_case "${pfx}hotplug" c_hotplug
 	want sched            && run_case "${pfx}sched" c_sched
 	want bounce           && [ "$FRONT" = xblkfront ] && run_case "${pfx}bounce" c_bounce
+	want untrusted        && [ "$FRONT" = xblkfront ] && run_case "${pfx}untrusted" c_untrusted
 	want qdisk            && run_case "${pfx}qdisk" c_qdisk
 	return 0
 }
