@@ -382,44 +382,72 @@ static void xbb_disconnect(struct xbb_dev *be)
 	kfree(rings);
 }
 
+/* How much of a bad value our messages quote (escaped). */
+#define XBB_QUOTE_MAX	32
+
+/*
+ * A frontend key is missing, malformed or out of range: say which and
+ * what it holds (quoted, escaped and cut short: the guest chose it), then
+ * close.  @want says what would have been accepted.
+ */
+static void xbb_fatal_key(struct xbb_dev *be, int err, const char *dir,
+			  const char *key, const char *want)
+{
+	unsigned int len;
+	char *val;
+
+	if (err == -ENOENT) {
+		xbb_fatal(be, err, "frontend key %s/%s is missing", dir, key);
+		return;
+	}
+	val = xenbus_read(XBT_NIL, dir, key, &len);
+	if (IS_ERR(val)) {
+		xbb_fatal(be, err, "frontend key %s/%s cannot be read (%ld)",
+			  dir, key, PTR_ERR(val));
+		return;
+	}
+	xbb_fatal(be, err,
+		  "frontend key %s/%s = \"%*pE\"%s (%u bytes) is %s: want %s",
+		  dir, key, (int)min_t(unsigned int, len, XBB_QUOTE_MAX), val,
+		  len > XBB_QUOTE_MAX ? "..." : "", len,
+		  err == -ERANGE ? "out of range" : "malformed", want);
+	kfree(val);
+}
+
 /* Read one ring's keys in @dir and map it. */
 static int xbb_map_one(struct xbb_dev *be, struct xbb_ring *ring,
-		       const char *dir, bool multi_ref)
+		       const char *dir, const struct xblk_fe_ring *fr)
 {
-	grant_ref_t grefs[1U << XBLK_MAX_RING_ORDER];
-	unsigned int i, nr = 1U << be->ring_order;
-	char key[sizeof(XBLK_KEY_RING_REF) + 4];
-	u64 evtchn, v;
+	unsigned int nr = 1U << fr->ring_order;
+	struct xblk_fe_queue fq;
+	const char *bad_key;
 	int err;
 
-	err = xblk_read_u64(xbb_xs_read, (void *)dir, XBLK_KEY_EVTCHN,
-			    XBLK_REQUIRED, 0, U32_MAX, &evtchn);
+	err = xblk_parse_fe_queue(xbb_xs_read, (void *)dir, fr, &fq, &bad_key);
 	if (err) {
-		xbb_fatal(be, err, "reading %s/%s", dir, XBLK_KEY_EVTCHN);
+		xbb_fatal_key(be, err, dir, bad_key,
+			      strcmp(bad_key, XBLK_KEY_EVTCHN) ?
+			      "a grant reference >= " __stringify(XBLK_GREF_FIRST) :
+			      "a port 1..4294967295");
 		return err;
 	}
-	for (i = 0; i < nr; i++) {
-		if (multi_ref)
-			snprintf(key, sizeof(key), "%s%u", XBLK_KEY_RING_REF, i);
-		else
-			strscpy(key, XBLK_KEY_RING_REF, sizeof(key));
-		err = xblk_read_u64(xbb_xs_read, (void *)dir, key,
-				    XBLK_REQUIRED, 0, U32_MAX, &v);
-		/* An order-0 ring may be given as either ring-ref0 or ring-ref. */
-		if (err == -ENOENT && multi_ref && nr == 1)
-			err = xblk_read_u64(xbb_xs_read, (void *)dir,
-					    XBLK_KEY_RING_REF, XBLK_REQUIRED,
-					    0, U32_MAX, &v);
-		if (err) {
-			xbb_fatal(be, err, "reading %s/%s", dir, key);
-			return err;
-		}
-		grefs[i] = v;
-	}
-	err = xbb_ring_map(ring, grefs, be->ring_order, evtchn);
-	if (err)
-		xbb_fatal(be, err, "mapping ring %u (%u pages, event channel %llu)",
-			  ring->index, nr, evtchn);
+	err = xbb_ring_map(ring, fq.grefs, fr->ring_order, fq.evtchn);
+	/* Which key was wrong, as far as the error tells (see xbb_ring_map). */
+	if (err == -ENOENT)
+		xbb_fatal(be, err,
+			  "ring %u: frontend key %s/%s%s = %u%s: not a page granted to us",
+			  ring->index, dir, XBLK_KEY_RING_REF,
+			  fr->multi_ref ? "0" : "", fq.grefs[0],
+			  nr > 1 ? " (or one of the next ring-refN)" : "");
+	else if (err == -EINVAL)
+		xbb_fatal(be, err,
+			  "ring %u: frontend key %s/%s = %u: cannot bind the event channel",
+			  ring->index, dir, XBLK_KEY_EVTCHN, fq.evtchn);
+	else if (err)
+		xbb_fatal(be, err,
+			  "ring %u: mapping %u page(s) from %s/%s%s = %u, event-channel %u",
+			  ring->index, nr, dir, XBLK_KEY_RING_REF,
+			  fr->multi_ref ? "0" : "", fq.grefs[0], fq.evtchn);
 	return err;
 }
 
@@ -431,77 +459,73 @@ static int xbb_map_rings(struct xbb_dev *be)
 {
 	struct xenbus_device *dev = be->xdev;
 	const char *fe = dev->otherend;
+	struct xblk_fe_ring fr;
 	struct xbb_ring *rings;
-	unsigned int i, nr;
-	bool multi_ref;
-	char *proto;
-	u64 v;
+	const char *bad_key;
+	unsigned int i, len = 0;
+	char *proto, want[32];
 	int err;
 
 	lockdep_assert_held(&be->lock);
 
-	proto = xenbus_read(XBT_NIL, fe, XBLK_KEY_PROTOCOL, NULL);
+	proto = xenbus_read(XBT_NIL, fe, XBLK_KEY_PROTOCOL, &len);
 	if (IS_ERR(proto) && PTR_ERR(proto) != -ENOENT) {
 		err = PTR_ERR(proto);
-		xbb_fatal(be, err, "reading %s/%s", fe, XBLK_KEY_PROTOCOL);
+		xbb_fatal(be, err, "frontend key %s/%s cannot be read", fe,
+			  XBLK_KEY_PROTOCOL);
 		return err;
 	}
 	err = xblk_abi_parse(IS_ERR(proto) ? NULL : proto, &be->abi);
 	if (err)
-		xbb_fatal(be, err, "unsupported protocol \"%s\"", proto);
+		xbb_fatal(be, err,
+			  "frontend key %s/%s = \"%*pE\"%s: unsupported protocol (want %s or %s)",
+			  fe, XBLK_KEY_PROTOCOL,
+			  (int)min_t(unsigned int, len, XBB_QUOTE_MAX), proto,
+			  len > XBB_QUOTE_MAX ? "..." : "",
+			  XBLK_PROTO_X86_32, XBLK_PROTO_X86_64);
 	if (!IS_ERR(proto))
 		kfree(proto);
 	if (err)
 		return err;
 
-	err = xblk_read_u64(xbb_xs_read, (void *)fe, XBLK_KEY_NR_QUEUES, 1, 1,
-			    be->params.max_queues, &v);
+	err = xblk_parse_fe_ring(xbb_xs_read, (void *)fe, be->params.max_queues,
+				 be->params.max_ring_order, &fr, &bad_key);
 	if (err) {
-		xbb_fatal(be, err, "%s/%s must be 1..%u", fe,
-			  XBLK_KEY_NR_QUEUES, be->params.max_queues);
+		if (!strcmp(bad_key, XBLK_KEY_NR_QUEUES))
+			snprintf(want, sizeof(want), "1..%u",
+				 be->params.max_queues);
+		else if (!strcmp(bad_key, XBLK_KEY_RING_ORDER))
+			snprintf(want, sizeof(want), "0..%u",
+				 be->params.max_ring_order);
+		else
+			strscpy(want, "0 or 1", sizeof(want));
+		xbb_fatal_key(be, err, fe, bad_key, want);
 		return err;
 	}
-	nr = v;
+	be->ring_order = fr.ring_order;
+	be->persistent = be->params.persistent && fr.persistent;
 
-	/* With ring-page-order the refs are ring-refN, without it ring-ref. */
-	err = xblk_read_u64(xbb_xs_read, (void *)fe, XBLK_KEY_RING_ORDER,
-			    XBLK_REQUIRED, 0, be->params.max_ring_order, &v);
-	multi_ref = err != -ENOENT;
-	if (err == -ENOENT) {
-		v = 0;
-		err = 0;
-	}
-	if (err) {
-		xbb_fatal(be, err, "%s/%s must be 0..%u", fe,
-			  XBLK_KEY_RING_ORDER, be->params.max_ring_order);
-		return err;
-	}
-	be->ring_order = v;
-
-	be->persistent = be->params.persistent &&
-			 xenbus_read_unsigned(fe, XBLK_KEY_PERSISTENT, 0) == 1;
-
-	rings = kcalloc(nr, sizeof(*rings), GFP_KERNEL);
+	rings = kcalloc(fr.nr_queues, sizeof(*rings), GFP_KERNEL);
 	if (!rings)
 		return -ENOMEM;
-	for (i = 0; i < nr; i++) {
+	for (i = 0; i < fr.nr_queues; i++) {
 		char *dir = NULL;
 
 		rings[i].be = be;
 		rings[i].index = i;
-		if (nr > 1) {
+		if (fr.nr_queues > 1) {
 			dir = kasprintf(GFP_KERNEL, "%s/queue-%u", fe, i);
 			if (!dir) {
 				err = -ENOMEM;
 				goto out_unmap;
 			}
 		}
-		err = xbb_map_one(be, &rings[i], dir ? dir : fe, multi_ref);
+		err = xbb_map_one(be, &rings[i], dir ? dir : fe, &fr);
 		kfree(dir);
 		if (err)
 			goto out_unmap;
 	}
-	xbb_set_rings(be, rings, nr);
+	xbb_set_rings(be, rings, fr.nr_queues);
 	return 0;
 
 out_unmap:

@@ -80,6 +80,22 @@ static inline int xblk_parse_u64(const char *s, u64 *out)
 	return 0;
 }
 
+/* Write @v in decimal at @buf (room for 11 bytes); return @buf. */
+static inline char *xblk_utoa(unsigned int v, char *buf)
+{
+	char tmp[10];
+	unsigned int n = 0, p = 0;
+
+	do {
+		tmp[n++] = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	while (n)
+		buf[p++] = tmp[--n];
+	buf[p] = '\0';
+	return buf;
+}
+
 /**
  * typedef xblk_read_fn - read one key of the peer's xenstore directory
  * @ctx: caller's context
@@ -411,6 +427,145 @@ static inline int xblk_parse_be_info(xblk_read_fn read, void *ctx,
 
 	/* Geometry hints are optional; a bad hint is an error like any value. */
 	return xblk_parse_be_geometry(read, ctx, bi, bad_key);
+}
+
+/*
+ * Grant references below this are reserved (Xen's public grant_table.h:
+ * GNTTAB_NR_RESERVED_ENTRIES): the toolstack pre-fills 0 and 1 with the
+ * guest's console and xenstore pages, granted to dom0.  No frontend
+ * allocates them, and a ring-ref naming one would have the backend map the
+ * console page as a ring.
+ */
+#define XBLK_GREF_FIRST		8
+
+/**
+ * struct xblk_fe_ring - the ring configuration a frontend asks for
+ * @nr_queues: multi-queue-num-queues (1 if absent)
+ * @ring_order: ring-page-order (0 if absent)
+ * @multi_ref: ring-page-order is present, so the refs are ring-refN
+ * @persistent: feature-persistent (0 if absent)
+ */
+struct xblk_fe_ring {
+	unsigned int nr_queues;
+	unsigned int ring_order;
+	bool multi_ref;
+	bool persistent;
+};
+
+/**
+ * xblk_parse_fe_ring() - read and validate a frontend's ring keys
+ * @read: key reader for the frontend's directory
+ * @ctx: its context
+ * @max_queues: the most queues we offered (multi-queue-max-queues)
+ * @max_ring_order: the largest order we offered (max-ring-page-order)
+ * @fr: result
+ * @bad_key: on failure, the name of the offending key
+ *
+ * Unlike a backend's maxima, these are requests: a value above what we
+ * offered is refused, not clamped, since the frontend has set up its rings
+ * for it.  "feature-persistent" must be 0 or 1 like any boolean.
+ *
+ * Return: 0, or a negative errno with *@bad_key set.
+ */
+static inline int xblk_parse_fe_ring(xblk_read_fn read, void *ctx,
+				     unsigned int max_queues,
+				     unsigned int max_ring_order,
+				     struct xblk_fe_ring *fr,
+				     const char **bad_key)
+{
+	u64 v;
+	int err;
+
+	err = xblk_get_key(read, ctx, XBLK_KEY_NR_QUEUES, 1, 1, max_queues, &v,
+			   bad_key);
+	if (err)
+		return err;
+	fr->nr_queues = v;
+	err = xblk_read_u64(read, ctx, XBLK_KEY_RING_ORDER, XBLK_REQUIRED, 0,
+			    max_ring_order, &v);
+	fr->multi_ref = err != -ENOENT;
+	if (err == -ENOENT) {
+		v = 0;
+		err = 0;
+	}
+	if (err) {
+		*bad_key = XBLK_KEY_RING_ORDER;
+		return err;
+	}
+	fr->ring_order = v;
+	err = xblk_get_key(read, ctx, XBLK_KEY_PERSISTENT, 0, 0, 1, &v, bad_key);
+	if (err)
+		return err;
+	fr->persistent = v;
+	return 0;
+}
+
+/**
+ * struct xblk_fe_queue - one ring's keys, as a frontend wrote them
+ * @grefs: ring-ref, or ring-ref0 .. ring-ref<2^order - 1>
+ * @evtchn: event-channel
+ * @key: scratch for the name of the ring-refN key being read
+ */
+struct xblk_fe_queue {
+	u32 grefs[1U << XBLK_MAX_RING_ORDER];
+	u32 evtchn;
+	char key[sizeof(XBLK_KEY_RING_REF) + 3];
+};
+
+/**
+ * xblk_parse_fe_queue() - read and validate one ring's keys
+ * @read: key reader for the ring's directory (the frontend's, or its
+ *	  queue-N subdirectory when there are several queues)
+ * @ctx: its context
+ * @fr: the validated ring configuration
+ * @fq: result
+ * @bad_key: on failure, the name of the offending key (may point into @fq)
+ *
+ * Every ref the order needs must be there: a shorter list is an error, not
+ * a smaller ring.  An order-0 ring may name its page ring-ref0 or ring-ref.
+ * Event channel port 0 is never valid.
+ *
+ * Return: 0, or a negative errno with *@bad_key set.
+ */
+static inline int xblk_parse_fe_queue(xblk_read_fn read, void *ctx,
+				      const struct xblk_fe_ring *fr,
+				      struct xblk_fe_queue *fq,
+				      const char **bad_key)
+{
+	unsigned int i, nr = 1U << fr->ring_order;
+	u64 v;
+	int err;
+
+	err = xblk_get_key(read, ctx, XBLK_KEY_EVTCHN, XBLK_REQUIRED, 1,
+			   0xffffffff, &v, bad_key);
+	if (err)
+		return err;
+	fq->evtchn = v;
+	for (i = 0; i < nr; i++) {
+		if (fr->multi_ref) {
+			/* "ring-ref" + at most 2 digits: XBLK_MAX_RING_ORDER 4 */
+			memcpy(fq->key, XBLK_KEY_RING_REF,
+			       sizeof(XBLK_KEY_RING_REF) - 1);
+			xblk_utoa(i, fq->key + sizeof(XBLK_KEY_RING_REF) - 1);
+		} else {
+			memcpy(fq->key, XBLK_KEY_RING_REF,
+			       sizeof(XBLK_KEY_RING_REF));
+		}
+		err = xblk_read_u64(read, ctx, fq->key, XBLK_REQUIRED,
+				    XBLK_GREF_FIRST, 0xffffffff, &v);
+		if (err == -ENOENT && fr->multi_ref && nr == 1) {
+			memcpy(fq->key, XBLK_KEY_RING_REF,
+			       sizeof(XBLK_KEY_RING_REF));
+			err = xblk_read_u64(read, ctx, fq->key, XBLK_REQUIRED,
+					    XBLK_GREF_FIRST, 0xffffffff, &v);
+		}
+		if (err) {
+			*bad_key = fq->key;
+			return err;
+		}
+		fq->grefs[i] = v;
+	}
+	return 0;
 }
 
 /**

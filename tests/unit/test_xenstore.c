@@ -974,3 +974,192 @@ XTEST(be_ring_matches_be_info)
 		}
 	}
 }
+
+/* ---------------------------- xblk_parse_fe_ring, xblk_parse_fe_queue -- */
+
+/* The backend's view: we offered 4 queues and ring order 2. */
+static int fe_ring(struct fxs *x, struct xblk_fe_ring *fr, const char **bad)
+{
+	memset(fr, 0xa5, sizeof(*fr));
+	*bad = NULL;
+	return xblk_parse_fe_ring(fxs_read, x, 4, 2, fr, bad);
+}
+
+XTEST(fe_ring_defaults)
+{
+	struct xblk_fe_ring fr;
+	const char *bad;
+	struct fxs x;
+
+	fxs_init(&x);
+	CHECK_EQ(fe_ring(&x, &fr, &bad), 0);
+	CHECK_EQ(fr.nr_queues, 1);
+	CHECK_EQ(fr.ring_order, 0);
+	CHECK_EQ(fr.multi_ref, false);
+	CHECK_EQ(fr.persistent, false);
+	fxs_set(&x, XBLK_KEY_NR_QUEUES, "4");
+	fxs_set(&x, XBLK_KEY_RING_ORDER, "0");
+	fxs_set(&x, XBLK_KEY_PERSISTENT, "1");
+	CHECK_EQ(fe_ring(&x, &fr, &bad), 0);
+	CHECK_EQ(fr.nr_queues, 4);
+	CHECK_EQ(fr.ring_order, 0);
+	CHECK_EQ(fr.multi_ref, true);	/* present, even at 0: ring-refN */
+	CHECK_EQ(fr.persistent, true);
+	fxs_set(&x, XBLK_KEY_RING_ORDER, "2");
+	CHECK_EQ(fe_ring(&x, &fr, &bad), 0);
+	CHECK_EQ(fr.ring_order, 2);
+}
+
+/* What the hostile frontend (tests/hostile) writes: refused, key named. */
+XTEST(fe_ring_bad_values)
+{
+	static const struct { const char *key, *val; int err; } bad[] = {
+		{ XBLK_KEY_RING_ORDER, "3", -ERANGE },	/* above our offer */
+		{ XBLK_KEY_RING_ORDER, "99", -ERANGE },
+		{ XBLK_KEY_RING_ORDER, "18446744073709551616", -ERANGE },
+		{ XBLK_KEY_RING_ORDER, "-1", -EINVAL },
+		{ XBLK_KEY_RING_ORDER, "abc", -EINVAL },
+		{ XBLK_KEY_RING_ORDER, "2abc", -EINVAL },
+		{ XBLK_KEY_RING_ORDER, "", -EINVAL },
+		{ XBLK_KEY_NR_QUEUES, "0", -ERANGE },
+		{ XBLK_KEY_NR_QUEUES, "5", -ERANGE },
+		{ XBLK_KEY_NR_QUEUES, "4294967297", -ERANGE },
+		{ XBLK_KEY_NR_QUEUES, "99999999999999999999999", -ERANGE },
+		{ XBLK_KEY_NR_QUEUES, "2\n", -EINVAL },
+		{ XBLK_KEY_NR_QUEUES,
+		  "000000000000000000000000000000000000000001", -EINVAL },
+		{ XBLK_KEY_PERSISTENT, "abc", -EINVAL },
+		{ XBLK_KEY_PERSISTENT, "1abc", -EINVAL },
+		{ XBLK_KEY_PERSISTENT, "2", -ERANGE },
+		{ XBLK_KEY_PERSISTENT, "", -EINVAL },
+	};
+	struct xblk_fe_ring fr;
+	const char *b;
+	unsigned int i;
+	struct fxs x;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		fxs_init(&x);
+		fxs_set(&x, XBLK_KEY_NR_QUEUES, "2");
+		fxs_set(&x, XBLK_KEY_RING_ORDER, "1");
+		fxs_set(&x, XBLK_KEY_PERSISTENT, "0");
+		fxs_set(&x, bad[i].key, bad[i].val);
+		CHECK_EQ(fe_ring(&x, &fr, &b), bad[i].err);
+		CHECK(b && !strcmp(b, bad[i].key));
+	}
+	/* an unreadable key is an error, not a default */
+	fxs_init(&x);
+	fxs_fail(&x, XBLK_KEY_PERSISTENT, -EIO);
+	CHECK_EQ(fe_ring(&x, &fr, &b), -EIO);
+	CHECK_STR(b, XBLK_KEY_PERSISTENT);
+}
+
+static int fe_queue(struct fxs *x, unsigned int order, bool multi,
+		    struct xblk_fe_queue *fq, const char **bad)
+{
+	struct xblk_fe_ring fr = { .nr_queues = 1, .ring_order = order,
+				   .multi_ref = multi };
+
+	memset(fq->grefs, 0xa5, sizeof(fq->grefs));
+	fq->evtchn = 0xdead;
+	*bad = NULL;
+	return xblk_parse_fe_queue(fxs_read, x, &fr, fq, bad);
+}
+
+XTEST(fe_queue_refs)
+{
+	static const char *const refs[] = { "ring-ref0", "ring-ref1",
+					    "ring-ref2", "ring-ref3" };
+	struct xblk_fe_queue fq;
+	const char *bad;
+	struct fxs x;
+
+	fxs_init(&x);
+	fxs_set(&x, XBLK_KEY_EVTCHN, "17");
+	fxs_set(&x, XBLK_KEY_RING_REF, "8");
+	CHECK_EQ(fe_queue(&x, 0, false, &fq, &bad), 0);
+	CHECK_EQ(fq.evtchn, 17);
+	CHECK_EQ(fq.grefs[0], 8);
+	/* order 0 with ring-page-order: ring-ref0, else ring-ref */
+	CHECK_EQ(fe_queue(&x, 0, true, &fq, &bad), 0);
+	CHECK_EQ(fq.grefs[0], 8);
+	fxs_set(&x, "ring-ref0", "4294967295");
+	CHECK_EQ(fe_queue(&x, 0, true, &fq, &bad), 0);
+	CHECK_EQ(fq.grefs[0], 4294967295u);
+	/* order 2: four refs, in order */
+	fxs_set(&x, refs[0], "100");
+	fxs_set(&x, refs[1], "101");
+	fxs_set(&x, refs[2], "102");
+	fxs_set(&x, refs[3], "103");
+	CHECK_EQ(fe_queue(&x, 2, true, &fq, &bad), 0);
+	CHECK_EQ(fq.grefs[0], 100);
+	CHECK_EQ(fq.grefs[3], 103);
+	/* a list shorter than the order: the first missing one is named */
+	fxs_set(&x, refs[2], NULL);
+	fxs_set(&x, refs[3], NULL);
+	CHECK_EQ(fe_queue(&x, 2, true, &fq, &bad), -ENOENT);
+	CHECK_STR(bad, "ring-ref2");
+	/* a larger order stops at the same first missing ref */
+	CHECK_EQ(fe_queue(&x, XBLK_MAX_RING_ORDER, true, &fq, &bad), -ENOENT);
+	CHECK_STR(bad, "ring-ref2");
+	/* ring-ref stands in for ring-ref0 only at order 0 */
+	fxs_set(&x, refs[0], NULL);
+	CHECK_EQ(fe_queue(&x, 1, true, &fq, &bad), -ENOENT);
+	CHECK_STR(bad, "ring-ref0");
+}
+
+XTEST(fe_queue_ring_ref15)
+{
+	static char names[16][12];
+	struct xblk_fe_queue fq;
+	const char *bad;
+	unsigned int i;
+	struct fxs x;
+
+	fxs_init(&x);
+	fxs_set(&x, XBLK_KEY_EVTCHN, "5");
+	for (i = 0; i < 16; i++) {
+		snprintf(names[i], sizeof(names[i]), "ring-ref%u", i);
+		if (i != 15)
+			fxs_set(&x, names[i], "9");
+	}
+	CHECK_EQ(fe_queue(&x, 4, true, &fq, &bad), -ENOENT);
+	CHECK_STR(bad, "ring-ref15");
+	fxs_set(&x, names[15], "1000");
+	CHECK_EQ(fe_queue(&x, 4, true, &fq, &bad), 0);
+	CHECK_EQ(fq.grefs[15], 1000);
+}
+
+XTEST(fe_queue_bad_values)
+{
+	static const struct { const char *key, *val; int err; } bad[] = {
+		{ XBLK_KEY_EVTCHN, NULL, -ENOENT },
+		{ XBLK_KEY_EVTCHN, "0", -ERANGE },	/* never a port */
+		{ XBLK_KEY_EVTCHN, "4294967296", -ERANGE },
+		{ XBLK_KEY_EVTCHN, "12abc", -EINVAL },
+		{ XBLK_KEY_EVTCHN, "12 ", -EINVAL },
+		{ XBLK_KEY_EVTCHN, "-3", -EINVAL },
+		{ XBLK_KEY_RING_REF, NULL, -ENOENT },
+		{ XBLK_KEY_RING_REF, "0", -ERANGE },	/* the console page */
+		{ XBLK_KEY_RING_REF, "1", -ERANGE },	/* the xenstore page */
+		{ XBLK_KEY_RING_REF, "7", -ERANGE },
+		{ XBLK_KEY_RING_REF, "4294967296", -ERANGE },
+		{ XBLK_KEY_RING_REF, "300abc", -EINVAL },
+		{ XBLK_KEY_RING_REF, "0x300", -EINVAL },
+		{ XBLK_KEY_RING_REF,
+		  "0000000000000000000000000000000000000300", -EINVAL },
+	};
+	struct xblk_fe_queue fq;
+	const char *b;
+	unsigned int i;
+	struct fxs x;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		fxs_init(&x);
+		fxs_set(&x, XBLK_KEY_EVTCHN, "9");
+		fxs_set(&x, XBLK_KEY_RING_REF, "300");
+		fxs_set(&x, bad[i].key, bad[i].val);
+		CHECK_EQ(fe_queue(&x, 0, false, &fq, &b), bad[i].err);
+		CHECK(b && !strcmp(b, bad[i].key));
+	}
+}
