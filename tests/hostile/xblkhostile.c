@@ -15,6 +15,21 @@
  * response (id, operation, status): the backend must refuse the bad ones
  * and keep serving.  A few cases are meant to break the ring (see
  * xh_cases[]).  One device at a time: the first one bound is the target.
+ *
+ * It also attacks through xenstore: with a key spec set, a device bound
+ * afterwards sets up as usual but waits; "go" then writes its keys with
+ * the spec applied on top and switches to Initialised:
+ *
+ *   echo "set ring-page-order=99;-ring-ref" > /sys/kernel/debug/xblkhostile/keys
+ *   (xl block-attach in dom0)
+ *   echo go > /sys/kernel/debug/xblkhostile/keys
+ *   echo clear > /sys/kernel/debug/xblkhostile/keys   -> back to normal
+ *
+ * A spec is a ';'-separated list of KEY=VALUE (write; KEY may be a path
+ * below the device, e.g. queue-1/ring-ref) and -KEY (remove).  In VALUE,
+ * %r is the ring's grant, %e the event channel, %u a grant reference that
+ * is allocated but never granted, %d and %D two granted data pages, %%
+ * a '%'.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -70,6 +85,8 @@
  * @discard: "feature-discard"
  * @next_id: next request id
  * @events: events received
+ * @unused_ref: allocated, never granted (for key specs), 0 if none
+ * @held: a key spec is set: waiting for "go" in Initialising
  */
 struct xh_dev {
 	struct xenbus_device *xdev;
@@ -92,6 +109,8 @@ struct xh_dev {
 	bool discard;
 	u64 next_id;
 	unsigned long events;
+	grant_ref_t unused_ref;
+	bool held;
 };
 
 /* One expected response. */
@@ -112,6 +131,10 @@ static bool xh_persistent;
 module_param_named(persistent, xh_persistent, bool, 0644);
 MODULE_PARM_DESC(persistent,
 		 "Ask for persistent grants (feature-persistent) on devices bound afterwards");
+
+/* The key spec (see the top of the file), "" for none; under xh_lock. */
+#define XH_SPEC_MAX	4096
+static char *xh_spec;
 
 /* The case being run: its expectations and findings. */
 static struct xh_exp xh_exp[XH_MAX_EXP];
@@ -904,6 +927,80 @@ static const struct file_operations xh_run_fops = {
 	.llseek = default_llseek,
 };
 
+/* Forward: "go" publishes a held device's keys. */
+static int xh_publish(struct xh_dev *h, const char *spec);
+
+/* "set SPEC", "clear" or "go" (see the top of the file). */
+static ssize_t xh_keys_write(struct file *file, const char __user *ubuf,
+			     size_t len, loff_t *ppos)
+{
+	char *buf, *spec = NULL;
+	struct xh_dev *h;
+	int err = 0;
+
+	if (len >= XH_SPEC_MAX)
+		return -EINVAL;
+	buf = memdup_user_nul(ubuf, len);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	/* One trailing newline is echo's, not the spec's. */
+	if (len && buf[len - 1] == '\n')
+		buf[len - 1] = '\0';
+	mutex_lock(&xh_lock);
+	if (!strncmp(buf, "set ", 4)) {
+		spec = kstrdup(buf + 4, GFP_KERNEL);
+		if (!spec) {
+			err = -ENOMEM;
+		} else {
+			kfree(xh_spec);
+			xh_spec = spec;
+		}
+	} else if (!strcmp(buf, "clear")) {
+		kfree(xh_spec);
+		xh_spec = NULL;
+	} else if (!strcmp(buf, "go")) {
+		h = xh_cur;
+		if (!h || !h->held) {
+			err = -ENODEV;
+		} else {
+			h->held = false;
+			err = xh_publish(h, xh_spec);
+			pr_info("%s: keys published with spec \"%*pE\": %d\n",
+				h->xdev->nodename,
+				xh_spec ? (int)strnlen(xh_spec, 200) : 0,
+				xh_spec, err);
+		}
+	} else {
+		err = -EINVAL;
+	}
+	mutex_unlock(&xh_lock);
+	kfree(buf);
+	return err ? err : len;
+}
+
+static int xh_keys_show(struct seq_file *m, void *v)
+{
+	mutex_lock(&xh_lock);
+	seq_printf(m, "spec=%s held=%d\n", xh_spec ? xh_spec : "",
+		   xh_cur ? xh_cur->held : 0);
+	mutex_unlock(&xh_lock);
+	return 0;
+}
+
+static int xh_keys_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, xh_keys_show, NULL);
+}
+
+static const struct file_operations xh_keys_fops = {
+	.owner = THIS_MODULE,
+	.open = xh_keys_open,
+	.read = seq_read,
+	.write = xh_keys_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
 static int xh_status_show(struct seq_file *m, void *v)
 {
 	struct xh_dev *h;
@@ -913,9 +1010,11 @@ static int xh_status_show(struct seq_file *m, void *v)
 	if (!h)
 		seq_puts(m, "device=none\n");
 	else
-		seq_printf(m, "device=%s backend_id=%u connected=%d dead=%d sectors=%llu sector_size=%u info=%u max_indirect=%u flush=%d discard=%d events=%lu\n",
+		seq_printf(m, "device=%s backend_id=%u connected=%d held=%d state=%s dead=%d sectors=%llu sector_size=%u info=%u max_indirect=%u flush=%d discard=%d events=%lu\n",
 			   h->xdev->nodename, h->xdev->otherend_id,
-			   h->connected, h->dead, h->sectors, h->ssize,
+			   h->connected, h->held,
+			   xenbus_strstate(h->xdev->state), h->dead,
+			   h->sectors, h->ssize,
 			   h->info, h->max_indirect, h->flush, h->discard,
 			   h->events);
 	mutex_unlock(&xh_lock);
@@ -933,6 +1032,8 @@ static void xh_free(struct xh_dev *h)
 	if (h->irq)
 		unbind_from_irqhandler(h->irq, h);
 	h->irq = 0;
+	if (h->unused_ref)
+		gnttab_free_grant_reference(h->unused_ref);
 	/* The backend may still map them: the grant code frees them later. */
 	for (i = 0; i < XH_DATA_PAGES; i++)
 		if (h->data[i])
@@ -967,8 +1068,8 @@ static int xh_setup(struct xh_dev *h)
 {
 	struct xenbus_device *dev = h->xdev;
 	struct blkif_request_segment *seg;
-	struct xenbus_transaction xbt;
 	struct blkif_sring *sring;
+	grant_ref_t head;
 	unsigned int i, j;
 	int err;
 
@@ -1007,6 +1108,95 @@ static int xh_setup(struct xh_dev *h)
 	}
 	h->irq = err;
 
+	/* The grant a key spec's %u names: allocated, never granted. */
+	if (!gnttab_alloc_grant_references(1, &head))
+		h->unused_ref = gnttab_claim_grant_reference(&head);
+	return 0;
+}
+
+/* Expand @tmpl's %-tokens into @out (XH_SPEC_MAX bytes). */
+static void xh_expand(struct xh_dev *h, const char *tmpl, char *out)
+{
+	size_t n = 0;
+
+	for (; *tmpl && n < XH_SPEC_MAX - 12; tmpl++) {
+		unsigned int v;
+
+		if (*tmpl != '%' || !tmpl[1]) {
+			out[n++] = *tmpl;
+			continue;
+		}
+		switch (*++tmpl) {
+		case 'r':
+			v = h->ring_ref;
+			break;
+		case 'e':
+			v = h->evtchn;
+			break;
+		case 'u':
+			v = h->unused_ref;
+			break;
+		case 'd':
+			v = h->data_ref[0];
+			break;
+		case 'D':
+			v = h->data_ref[1];
+			break;
+		default:
+			out[n++] = *tmpl;
+			continue;
+		}
+		n += scnprintf(out + n, XH_SPEC_MAX - n, "%u", v);
+	}
+	out[n] = '\0';
+}
+
+/* Apply the key spec in @xbt, over the keys already written. */
+static int xh_apply_spec(struct xh_dev *h, struct xenbus_transaction xbt,
+			 const char *spec)
+{
+	const char *node = h->xdev->nodename;
+	char *copy, *p, *item, *val, *buf;
+	int err = 0;
+
+	copy = kstrdup(spec, GFP_KERNEL);
+	buf = kmalloc(XH_SPEC_MAX, GFP_KERNEL);
+	if (!copy || !buf) {
+		err = -ENOMEM;
+		goto out;
+	}
+	p = copy;
+	while (!err && (item = strsep(&p, ";"))) {
+		if (!*item)
+			continue;
+		if (*item == '-') {
+			err = xenbus_rm(xbt, node, item + 1);
+			if (err == -ENOENT)
+				err = 0;
+			continue;
+		}
+		val = strchr(item, '=');
+		if (!val) {
+			err = -EINVAL;
+			break;
+		}
+		*val++ = '\0';
+		xh_expand(h, val, buf);
+		err = xenbus_write(xbt, node, item, buf);
+	}
+out:
+	kfree(buf);
+	kfree(copy);
+	return err;
+}
+
+/* Write our keys (and the spec, if any) and switch to Initialised. */
+static int xh_publish(struct xh_dev *h, const char *spec)
+{
+	struct xenbus_device *dev = h->xdev;
+	struct xenbus_transaction xbt;
+	int err;
+
 again:
 	err = xenbus_transaction_start(&xbt);
 	if (err)
@@ -1021,6 +1211,8 @@ again:
 	if (!err)
 		err = xenbus_printf(xbt, dev->nodename, "feature-persistent",
 				    "%u", READ_ONCE(xh_persistent));
+	if (!err && spec && *spec)
+		err = xh_apply_spec(h, xbt, spec);
 	if (err) {
 		xenbus_transaction_end(xbt, 1);
 		return err;
@@ -1052,6 +1244,10 @@ static int xh_probe(struct xenbus_device *dev,
 		goto out_unlock;
 	}
 	err = xh_setup(h);
+	/* With a key spec, wait for "go": the toolstack first sees InitWait. */
+	h->held = xh_spec && *xh_spec;
+	if (!err && !h->held)
+		err = xh_publish(h, NULL);
 	if (err)
 		goto out_unlock;
 	dev_set_drvdata(&dev->dev, h);
@@ -1152,6 +1348,7 @@ static int __init xh_init(void)
 	xh_dir = debugfs_create_dir("xblkhostile", NULL);
 	debugfs_create_file("run", 0600, xh_dir, NULL, &xh_run_fops);
 	debugfs_create_file("status", 0400, xh_dir, NULL, &xh_status_fops);
+	debugfs_create_file("keys", 0600, xh_dir, NULL, &xh_keys_fops);
 	err = xenbus_register_frontend(&xh_driver);
 	if (err)
 		debugfs_remove_recursive(xh_dir);
@@ -1163,6 +1360,7 @@ static void __exit xh_exit(void)
 {
 	xenbus_unregister_driver(&xh_driver);
 	debugfs_remove_recursive(xh_dir);
+	kfree(xh_spec);
 }
 module_exit(xh_exit);
 

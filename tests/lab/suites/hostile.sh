@@ -37,6 +37,13 @@
 #   readonly     access=ro disk: WRITE, indirect WRITE, FLUSH, DISCARD refused; reads served
 #   unaligned    4 KiB null_blk: I/O not aligned to 4 KiB refused; a 4 KiB block split across
 #                two pages (legal) served
+#   keys-MODE    attacks through xenstore (KEYS below): the guest attaches with one key
+#                missing, malformed or out of range (ring-page-order, multi-queue-num-queues,
+#                queue-N/, ring-ref(N), event-channel, protocol, feature-persistent; trailing
+#                garbage, overlong values). The backend must refuse: a dom0 line naming the
+#                domain, device and key, the same in xenstore's error node, never Connected,
+#                nothing mapped (before and after the detach). "keys" selects all of them
+#   keys-good    then the same guest attaches with correct keys: connected, reads served
 # shellcheck source=/dev/null
 . /lab/dom0.sh
 # shellcheck source=/dev/null
@@ -292,6 +299,119 @@ c_unaligned() {
 	no_leak "after detach"
 }
 
+# ------------------------------------------------------------------ keys
+# KEYS: MODE|SPEC|REGEX. SPEC is xblkhostile's key spec (tests/hostile/xblkhostile.c: KEY=VALUE
+# or -KEY, ';'-separated; %r ring grant, %e event channel, %u a ref allocated but never
+# granted, %d a granted data page; printf %b escapes); @MAXO1@/@MAXQ1@ are the backend's
+# max-ring-page-order/multi-queue-max-queues + 1. REGEX must match both the new xblkback line
+# about the vbd and the error node.
+printf -v LONG1 '%3000s' ''
+LONG1=${LONG1// /1}
+Z40=0000000000000000000000000000000000000000
+KEYS=(
+	"order-above|ring-page-order=@MAXO1@|/ring-page-order = \"[0-9]+\" \(1 bytes\) is out of range: want 0\.\."
+	"order-99|ring-page-order=99|/ring-page-order = \"99\" .* is out of range"
+	"order-neg|ring-page-order=-1|/ring-page-order = \"-1\" .* is malformed"
+	"order-abc|ring-page-order=abc|/ring-page-order = \"abc\" .* is malformed"
+	"queues-0|multi-queue-num-queues=0|/multi-queue-num-queues = \"0\" .* is out of range: want 1\.\."
+	"queues-above|multi-queue-num-queues=@MAXQ1@|/multi-queue-num-queues = \"[0-9]+\" .* is out of range"
+	"queues-huge|multi-queue-num-queues=99999999999999999999999|/multi-queue-num-queues = \"9+\" \(23 bytes\) is out of range"
+	"queues-nodir|multi-queue-num-queues=2|/queue-0/event-channel is missing"
+	"queues-q1-unmapped|multi-queue-num-queues=2;-ring-ref;-event-channel;queue-0/ring-ref=%r;queue-0/event-channel=%e;queue-1/ring-ref=%u;queue-1/event-channel=%e|ring 1: frontend key [^ ]*/queue-1/ring-ref = [0-9]+: not a page granted to us"
+	"queues-q1-evtchn|multi-queue-num-queues=2;-ring-ref;-event-channel;queue-0/ring-ref=%r;queue-0/event-channel=%e;queue-1/ring-ref=%d;queue-1/event-channel=%e|ring 1: frontend key [^ ]*/queue-1/event-channel = [0-9]+: cannot bind"
+	"ringref-missing|-ring-ref|/ring-ref is missing"
+	"ringref-0|ring-ref=0|/ring-ref = \"0\" .* is out of range: want a grant reference >= 8"
+	"ringref-1|ring-ref=1|/ring-ref = \"1\" .* is out of range"
+	"ringref-unused|ring-ref=%u|ring 0: frontend key [^ ]*/ring-ref = [0-9]+: not a page granted to us"
+	"ringref-beyond|ring-ref=268435200|ring 0: frontend key [^ ]*/ring-ref = 268435200: not a page granted to us"
+	"ringref-short|ring-page-order=2;-ring-ref;ring-ref0=%r;ring-ref1=%d|/ring-ref2 is missing"
+	"ringref-short-bare|ring-page-order=1|/ring-ref0 is missing"
+	"ringref-order1-unused|ring-page-order=1;-ring-ref;ring-ref0=%r;ring-ref1=%u|ring 0: frontend key [^ ]*/ring-ref0 = [0-9]+ \(or one of the next ring-refN\): not a page granted"
+	"evtchn-missing|-event-channel|/event-channel is missing"
+	"evtchn-0|event-channel=0|/event-channel = \"0\" .* is out of range"
+	"evtchn-99999|event-channel=99999|ring 0: frontend key [^ ]*/event-channel = 99999: cannot bind the event channel"
+	"evtchn-huge|event-channel=4294967296|/event-channel = \"4294967296\" .* is out of range"
+	"proto-x86_16|protocol=x86_16_abi|/protocol = \"x86_16_abi\": unsupported protocol"
+	"proto-empty|protocol=|/protocol = \"\": unsupported protocol"
+	"proto-escape|protocol=x86_64-abi\\n<0>xblk-FAKE-LINE\\e[2J|/protocol = \"x86_64-abi\\\\n<0>xblk-FAKE-LINE\\\\e\[2J\": unsupported"
+	"proto-long|protocol=x86_64-abi$LONG1|/protocol = \"x86_64-abi1{22}\"\.\.\.: unsupported"
+	"persistent-abc|feature-persistent=abc|/feature-persistent = \"abc\" .* is malformed: want 0 or 1"
+	"persistent-1abc|feature-persistent=1abc|/feature-persistent = \"1abc\" .* is malformed"
+	"persistent-2|feature-persistent=2|/feature-persistent = \"2\" .* is out of range: want 0 or 1"
+	"trail-ringref|ring-ref=%rabc|/ring-ref = \"[0-9]+abc\" .* is malformed"
+	"trail-evtchn|event-channel=%e |/event-channel = \"[0-9]+ \" .* is malformed"
+	"trail-queues|multi-queue-num-queues=1\\t|/multi-queue-num-queues = \"1\\\\t\" .* is malformed"
+	"long-ringref|ring-ref=$Z40%r|/ring-ref = \"0{32}\"\.\.\. \([0-9]+ bytes\) is malformed"
+	"long-queues|multi-queue-num-queues=$LONG1|/multi-queue-num-queues = \"1{32}\"\.\.\. \(3000 bytes\) is malformed"
+)
+
+# be_path/err_node: the vbd's backend directory and xenbus' error node for it
+be_path() { echo "/local/domain/0/backend/vbd/${G_DOMID[$G]}/$(vdev_devid "$VDEV")"; }
+err_node() { echo "/local/domain/0/error/backend/vbd/${G_DOMID[$G]}/$(vdev_devid "$VDEV")/error"; }
+
+# c_keys SPEC REGEX: attach with the key spec; the backend must refuse as described above
+c_keys() {
+	local rc=0
+	keys_try "$@" || rc=1
+	# later attaches must not be held
+	g_run "$G" "echo clear > $HD/keys"
+	return $rc
+}
+
+keys_try() {
+	local spec=$1 re=$2 be k0 new st i maxo maxq err
+	be=$(be_path)
+	xenstore-rm "$(dirname "$(err_node)")" 2>/dev/null
+	k0=$(klines)
+	# any spec holds the next device in Initialising until "go"
+	g_ok "$G" "echo 'set -none' > $HD/keys" || return 1
+	log "xl block-attach $G (keys held)"
+	timeout 90 xl block-attach "$G" "format=raw,vdev=$VDEV,access=rw,target=$(backing nullb0)" ||
+		{ case_fail "xl block-attach failed"; return 1; }
+	CASE_DISKS+=("$G:$VDEV")
+	# the backend has the disk open: accepted keys would connect at once
+	i=0
+	while ! klog_since "$k0" | grep -qE ': device [0-9]+:[0-9]+ ' && [ $i -lt 100 ]; do sleep 0.2; i=$((i + 1)); done
+	maxo=$(xenstore-read "$be/max-ring-page-order") maxq=$(xenstore-read "$be/multi-queue-max-queues")
+	if [ -z "$maxo" ] || [ -z "$maxq" ]; then case_fail "backend maxima not in xenstore"; return 1; fi
+	spec=${spec//@MAXO1@/$((maxo + 1))}
+	spec=${spec//@MAXQ1@/$((maxq + 1))}
+	g_ok "$G" "i=0; while ! grep -q held=1 $HD/keys && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i + 1)); done
+		grep -q held=1 $HD/keys && printf 'set %b' '$spec' > $HD/keys && echo go > $HD/keys && cat $HD/status" || return 1
+	# refused: Closing (5) or, once we followed, Closed (6)
+	i=0
+	while st=$(xenstore-read "$be/state" 2>/dev/null); [ "$st" != 5 ] && [ "$st" != 6 ] && [ $i -lt 100 ]; do
+		sleep 0.2; i=$((i + 1))
+	done
+	sleep 1
+	st=$(xenstore-read "$be/state" 2>/dev/null)
+	[ "$st" = 5 ] || [ "$st" = 6 ] || case_fail "backend state $st, not Closing/Closed"
+	new=$(klog_since "$k0")
+	grep -q ': connected: ' <<< "$new" && case_fail "the backend connected: $(grep -m1 ': connected: ' <<< "$new" | cut -c1-150)"
+	g_run "$G" "cat $HD/status"
+	grep -q 'connected=0' "$G_OUT" || case_fail "guest: $(head -1 "$G_OUT" | cut -c1-200)"
+	grep -qE "d${G_DOMID[$G]}/$VDEV: .*$re" <<< "$new" ||
+		case_fail "no xblkback line for $(vbd_tag) naming d${G_DOMID[$G]}/$VDEV and matching '$re' (got: $(grep -v ': device [0-9]' <<< "$new" | head -3 | tr '\n' '|' | cut -c1-300))"
+	err=$(xenstore-read -R "$(err_node)" 2>/dev/null)
+	grep -qE "$re" <<< "$err" || case_fail "error node '$err' does not match '$re'"
+	grep -q 'xblk-FAKE-LINE' <<< "$(dmesg | grep -v 'xblkback ')" && case_fail "a guest-chosen line reached dom0's log unescaped"
+	no_leak "refused" || true
+	disk_detach "$G" $VDEV || return 1
+	no_leak "after detach"
+	case_note "dom0: '$(grep -m1 -E "$re" <<< "$new" | sed 's/^\[[^]]*\] //' | cut -c1-220)'"
+}
+
+# keys-good: after every bad attach, the same guest attaches with good keys and is served
+c_keys_good() {
+	g_ok "$G" "echo clear > $HD/keys" || return 1
+	h_attach nullb0 || return 1
+	CASE_DISKS+=("$G:$VDEV")
+	h_run good || case_fail "guest: $H_LINE"
+	case_note "guest: ${H_LINE#* }"
+	disk_detach "$G" $VDEV || return 1
+	no_leak "after detach"
+}
+
 # the attack cases on the main disk, with their counter and expected log line
 attack() {   # NAME CASE ARG COUNTER REGEX
 	want "$1" && run_case "$1" c_attack "${@:2}"
@@ -320,6 +440,11 @@ if suite_begin; then
 	want good && run_case good-after c_good
 	want prod-ahead && run_case prod-ahead c_prod
 	run_case detach c_detach
+	for k in "${KEYS[@]}"; do
+		IFS='|' read -r m kspec kre <<< "$k"
+		{ want keys || want "keys-$m"; } && run_case "keys-$m" c_keys "$kspec" "$kre"
+	done
+	{ want keys || want keys-good; } && run_case keys-good c_keys_good
 	want persistent && run_case persistent c_persistent
 	want readonly && run_case readonly c_readonly
 	want unaligned && run_case unaligned c_unaligned
