@@ -302,10 +302,12 @@ c_unaligned() {
 # ------------------------------------------------------------------ keys
 # KEYS: MODE|SPEC|REGEX. SPEC is xblkhostile's key spec (tests/hostile/xblkhostile.c: KEY=VALUE
 # or -KEY, ';'-separated; %r ring grant, %e event channel, %u a ref allocated but never
-# granted, %d a granted data page; printf %b escapes); @MAXO1@/@MAXQ1@ are the backend's
+# granted, %d a granted data page; printf %b escapes, written in one write(2): bash's printf
+# splits at newlines); @MAXO1@/@MAXQ1@ are the backend's
 # max-ring-page-order/multi-queue-max-queues + 1. REGEX must match both the new xblkback line
 # about the vbd and the error node.
-printf -v LONG1 '%3000s' ''
+# (xenstored refuses values above 2048 bytes: ENOSPC)
+printf -v LONG1 '%1000s' ''
 LONG1=${LONG1// /1}
 Z40=0000000000000000000000000000000000000000
 KEYS=(
@@ -342,7 +344,7 @@ KEYS=(
 	"trail-evtchn|event-channel=%e |/event-channel = \"[0-9]+ \" .* is malformed"
 	"trail-queues|multi-queue-num-queues=1\\t|/multi-queue-num-queues = \"1\\\\t\" .* is malformed"
 	"long-ringref|ring-ref=$Z40%r|/ring-ref = \"0{32}\"\.\.\. \([0-9]+ bytes\) is malformed"
-	"long-queues|multi-queue-num-queues=$LONG1|/multi-queue-num-queues = \"1{32}\"\.\.\. \(3000 bytes\) is malformed"
+	"long-queues|multi-queue-num-queues=$LONG1|/multi-queue-num-queues = \"1{32}\"\.\.\. \(1000 bytes\) is malformed"
 )
 
 # be_path/err_node: the vbd's backend directory and xenbus' error node for it
@@ -377,7 +379,8 @@ keys_try() {
 	spec=${spec//@MAXO1@/$((maxo + 1))}
 	spec=${spec//@MAXQ1@/$((maxq + 1))}
 	g_ok "$G" "i=0; while ! grep -q held=1 $HD/keys && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i + 1)); done
-		grep -q held=1 $HD/keys && printf 'set %b' '$spec' > $HD/keys && echo go > $HD/keys && cat $HD/status" || return 1
+		grep -q held=1 $HD/keys && printf 'set %b' '$spec' > /tmp/keys.spec &&
+		dd if=/tmp/keys.spec of=$HD/keys bs=8k 2>/dev/null && echo go > $HD/keys && cat $HD/status" || return 1
 	# refused: Closing (5) or, once we followed, Closed (6)
 	i=0
 	while st=$(xenstore-read "$be/state" 2>/dev/null); [ "$st" != 5 ] && [ "$st" != 6 ] && [ $i -lt 100 ]; do
