@@ -117,7 +117,7 @@ for t in fsck.ext4 fsck.ext2; do ln -sf e2fsck "$D/usr/sbin/$t"; done
 [ -f /etc/mke2fs.conf ] && cp /etc/mke2fs.conf "$D/etc/"
 xenstore_links "$D"
 busybox_links "$D"
-copy_modules "$D" xen-blkfront ext4
+copy_modules "$D" xen-blkfront ext4 kyber-iosched bfq   # (mq-deadline is built in)
 [ -f "$OUT/modules/xblkfront.ko" ] && cp "$OUT/modules/xblkfront.ko" "$D/extra/"
 # the hostile test frontend (tests/hostile, suite "hostile")
 [ -f "$OUT/modules/xblkhostile.ko" ] && cp "$OUT/modules/xblkhostile.ko" "$D/extra/"
