@@ -121,6 +121,8 @@ copy_modules "$D" xen-blkfront ext4 kyber-iosched bfq   # (mq-deadline is built 
 [ -f "$OUT/modules/xblkfront.ko" ] && cp "$OUT/modules/xblkfront.ko" "$D/extra/"
 # the hostile test frontend (tests/hostile, suite "hostile")
 [ -f "$OUT/modules/xblkhostile.ko" ] && cp "$OUT/modules/xblkhostile.ko" "$D/extra/"
+# the acknowledged-writes writer/checker of suites/lifecycle.sh (static: no library to copy)
+gcc -O2 -Wall -static -o "$D/usr/bin/xlab-ackw" "$HERE/tools/xlab-ackw.c"
 install -m 0755 "$HERE/init/domU-init.sh" "$D/init"
 install -m 0644 "$HERE/lib/guest.sh" "$D/lab/guest.sh"
 # Stored uncompressed: libxenguest would gunzip it in dom0 user space, ~8 s per xl create

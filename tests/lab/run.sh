@@ -5,7 +5,7 @@
 #
 #   tests/lab/run.sh [SUITE...]        default: intree front back demo
 #                                      also available: back-extra stress bench hostile hostile-back
-#                                      restore
+#                                      restore lifecycle
 #
 # Installs missing Debian packages, builds our modules against the 6.1 headers matching the
 # kernel image the lab boots, builds the images into tests/lab/out/, boots Xen once per suite
@@ -24,7 +24,8 @@
 #   XLAB_STRICT=1           skipped cases make the run fail
 #   XLAB_TOTAL_TIMEOUT=s    whole script incl. waiting for the lock (default 3600)
 #   XLAB_QEMU_TIMEOUT=s     one boot (default per suite: demo 480, back and back-extra 1500,
-#                           bench 3000, hostile-back 2400, others 1200)
+#                           bench 3000, hostile-back 2400, lifecycle 600 + 90 per detach
+#                           cycle (XLAB_OPTS detach_cycles, default 10), others 1200)
 #   XLAB_LOCK_WAIT=s        how long to wait for another lab run (default 2400)
 #   XLAB_ACCEL, XLAB_CPU    QEMU -accel / -cpu (default tcg,thread=multi / qemu64)
 #   XLAB_SHELL=1            boot one dom0 with an interactive shell on this terminal, no suite
@@ -182,7 +183,7 @@ inner() {
 	for suite in "${SUITES[@]}"; do
 		case $suite in
 		front) need_module "$suite" blkfront xblkfront.ko | tee -a "$RESULTS" | grep -q . && continue ;;
-		back) need_module "$suite" blkback xblkback.ko | tee -a "$RESULTS" | grep -q . && continue ;;
+		back | lifecycle) need_module "$suite" blkback xblkback.ko | tee -a "$RESULTS" | grep -q . && continue ;;
 		hostile)
 			need_module "$suite" blkback xblkback.ko | tee -a "$RESULTS" | grep -q . && continue
 			need_module "$suite" tests/hostile xblkhostile.ko | tee -a "$RESULTS" | grep -q . && continue ;;
@@ -196,6 +197,7 @@ inner() {
 			fi ;;
 		esac
 		case $suite in demo) tmo=480 ;; back | back-extra) tmo=1500 ;; bench) tmo=3000 ;; hostile-back) tmo=2400 ;;
+		lifecycle) tmo=$((600 + 90 * $(xlab_opt detach_cycles 10))) ;;
 		*) tmo=1200 ;; esac
 		tmo=${XLAB_QEMU_TIMEOUT:-$tmo}
 		for try in 1 2; do
@@ -267,6 +269,15 @@ pick_kver() {
 			{ echo "$v"; return 0; }
 	done
 	return 1
+}
+
+# xlab_opt KEY DEFAULT: the number KEY=N in XLAB_OPTS (what dom0 sees as XLAB_<KEY>), or DEFAULT
+xlab_opt() {
+	local w
+	for w in ${XLAB_OPTS:-}; do
+		[ "${w%%=*}" = "$1" ] && [[ ${w#*=} =~ ^[0-9]+$ ]] && { echo "${w#*=}"; return; }
+	done
+	echo "$2"
 }
 
 foreign_qemu() { pgrep -x qemu-system-x86_64 2>/dev/null | head -1; }

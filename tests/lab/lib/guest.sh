@@ -247,3 +247,49 @@ bench_fio() {
 		return 1
 	fi
 }
+
+# ackw_start DEV RUNID CYCLE: start xlab-ackw's writers (suite lifecycle) in the background,
+# logging every acknowledged write to /tmp/ackw; returns once the first writes were acknowledged
+ackw_start() {
+	local i=0
+	rm -rf /tmp/ackw /tmp/ackw.out /tmp/ackw.rc
+	mkdir -p /tmp/ackw
+	(xlab-ackw write -d "$1" -r "$2" -c "$3" -l /tmp/ackw -t 300 > /tmp/ackw.out 2>&1
+		echo $? > /tmp/ackw.rc) &
+	# the disk's writes in flight, every 0.2 s until the disk is gone
+	(while read -r _ w < "/sys/block/${1#/dev/}/inflight"; do echo "$w"; sleep 0.2; done \
+		> /tmp/ackw.inflight 2>/dev/null) &
+	while ! grep -qs '^A ' /tmp/ackw/job0.log && [ ! -f /tmp/ackw.rc ] && [ $i -lt 100 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	grep -qs '^A ' /tmp/ackw/job0.log || { echo "ackw_start: no write acknowledged in 10 s"; cat /tmp/ackw.out; return 1; }
+}
+
+# ackw_end SECS VDEV: after the detach: the writers must end within SECS (with errors), the
+# disk must leave /dev, /sys/block and the xenbus bus; prints the writers' lines and the time
+ackw_end() {
+	local i=0 p devid
+	while [ ! -f /tmp/ackw.rc ] && [ $i -lt $(($1 * 10)) ]; do sleep 0.1; i=$((i + 1)); done
+	cat /tmp/ackw.out
+	if [ ! -f /tmp/ackw.rc ]; then
+		echo "ackw_end: the writers did not end $1 s after the detach"
+		for p in /proc/[0-9]*; do
+			grep -qs xlab-ackw "$p/cmdline" || continue
+			echo "ackw_end: pid ${p#/proc/} $(grep '^State' "$p/status") wchan=$(cat "$p/wchan" 2>/dev/null)"
+			cat "$p/stack" 2>/dev/null | head -12
+		done
+		cat /sys/block/"$2"/inflight 2>/dev/null
+		return 3
+	fi
+	echo "XLAB-ACKW-EXIT rc=$(cat /tmp/ackw.rc) after=$((i / 10)).$((i % 10))" \
+		"inflight_max_last3s=$(tail -15 /tmp/ackw.inflight | sort -n | tail -1)"
+	waitgone "/dev/$2" 30 || return 4
+	devid=$((202 * 256 + ($(printf '%d' "'${2#xvd}") - 97) * 16))
+	i=0
+	while { [ -e "/sys/block/$2" ] || [ -e "/sys/bus/xen/devices/vbd-$devid" ]; } && [ $i -lt 100 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	echo "XLAB-SYSBLOCK $(ls /sys/block | tr '\n' ' ')"
+	[ ! -e "/sys/block/$2" ] || { echo "ackw_end: stale /sys/block/$2"; return 4; }
+	[ ! -e "/sys/bus/xen/devices/vbd-$devid" ] || { echo "ackw_end: stale xenbus device vbd-$devid"; return 4; }
+}

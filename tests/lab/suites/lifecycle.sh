@@ -1,0 +1,215 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2034
+# Suite "lifecycle" (not in the default set): the disk's life cycle under I/O, xblkback in dom0
+# on a null_blk.
+#   detach-ours      xblkfront in the guest
+#   detach-intree    xen-blkfront in the guest
+# XLAB_DETACH_CYCLES (10; XLAB_OPTS="detach_cycles=50" for the long run) times:
+#   - xlab-ackw (tests/lab/tools/) writes self-describing 4 KiB blocks from 8 processes
+#     (4..256 KiB O_DIRECT writes, up to 8 requests in flight) and logs every acknowledged
+#     write on the guest's tmpfs;
+#   - after 1-4 s (random), `xl block-detach` from dom0 while they write. It must finish on its
+#     own within 30 s (then -f is used, and the cycle fails), without libxl's forced-remove
+#     fallback (taken when the backend does not reach Closed in 10 s);
+#   - the guest's command returns, the writers end with an error, /dev, /sys/block and the
+#     xenbus bus lose the disk; dom0: the vbd leaves xenstore and sysfs, xblkback's
+#     grants_mapped and pages_in_use are 0; no kernel BUG/WARNING/Oops on either side;
+#   - the same null_blk is attached again and every block whose last write was acknowledged
+#     must hold exactly that write (a write still in flight at the detach may or may not have
+#     landed). In cycle 1 a self-check flips one byte of an acknowledged block in dom0: the
+#     check must then report exactly that block.
+# After the last cycle a plain detach; the frontend module's reference count is 0.
+# Seen with 6.1's xen-blkfront (detach-intree, cycle 3 of the 2nd run; 10 + 2 cycles before it
+# passed): the guest's xenwatch hangs in blkfront_remove -> del_gendisk ->
+# blk_mq_freeze_queue_wait and one 4 KiB writer in submit_bio_wait; the detach itself had
+# finished in 1.5 s. From its source: completions after blkfront_closing() restart the stopped
+# queues (kick_pending_request_queues), blkif_queue_rq() does not check the state, so a request
+# can reach the ring after the frontend went Closed; the backend takes no request after that,
+# and blkfront_remove() waits for it in del_gendisk() before anything fails it. xblkfront fails
+# new requests once closing and what is left at remove (xbf_remove).
+. /lab/dom0.sh
+. /lab/cases.sh
+G=g1 BACK=xblkback
+DRV=/sys/bus/xen-backend/drivers/xblkback
+BK=nullb0
+DETACH_TIMEOUT=30
+
+# wait_no_vbd NAME VDEV: the backend left xenstore and sysfs and holds no grant and no page
+# (waits up to 20 s: the backend may still be finishing the I/O the guest had in flight)
+wait_no_vbd() {
+	local devid i=0 g p
+	devid=$(vdev_devid "$2")
+	while [ $i -lt 100 ]; do
+		g=$(cat $DRV/grants_mapped 2>/dev/null) p=$(cat $DRV/pages_in_use 2>/dev/null)
+		! xenstore-exists "/local/domain/0/backend/vbd/${G_DOMID[$1]}/$devid" 2>/dev/null &&
+			[ ! -e "/sys/bus/xen-backend/devices/vbd-${G_DOMID[$1]}-$devid" ] &&
+			[ "$g" = 0 ] && [ "$p" = 0 ] && return 0
+		sleep 0.2; i=$((i + 1))
+	done
+	xenstore-exists "/local/domain/0/backend/vbd/${G_DOMID[$1]}/$devid" 2>/dev/null &&
+		case_fail "$3: backend/vbd/${G_DOMID[$1]}/$devid still in xenstore: $(xenstore-ls -f "/local/domain/0/backend/vbd/${G_DOMID[$1]}/$devid" 2>/dev/null | grep -E '/state |/online ' | tr '\n' ' ')"
+	[ -e "/sys/bus/xen-backend/devices/vbd-${G_DOMID[$1]}-$devid" ] &&
+		case_fail "$3: backend device vbd-${G_DOMID[$1]}-$devid still in sysfs"
+	[ "$g" = 0 ] && [ "$p" = 0 ] || case_fail "$3: xblkback grants_mapped=$g pages_in_use=$p 20 s after the detach"
+	return 1
+}
+
+# forget_disk NAME VDEV: drop it from the disks run_case detaches at the end
+forget_disk() {
+	local d keep=()
+	for d in "${CASE_DISKS[@]}"; do [ "$d" = "$1:$2" ] || keep+=("$d"); done
+	CASE_DISKS=("${keep[@]}")
+}
+
+# detach_busy NAME VDEV LABEL: xl block-detach while the guest writes. Sets DET_T (seconds).
+# Fails the case if the plain detach needs more than DETACH_TIMEOUT (then -f), fails, or only
+# succeeded through libxl's forced remove (its fallback when the backend does not reach Closed
+# within 10 s: the frontend never closed).
+detach_busy() {
+	local name=$1 vdev=$2 t0 rc out=$LAB_TMP/detach.out
+	log "xl block-detach $name $vdev ($3, I/O in flight)"
+	t0=$(now)
+	timeout $DETACH_TIMEOUT xl -vvv block-detach "$name" "$vdev" > "$out" 2>&1
+	rc=$?
+	DET_T=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
+	log "xl block-detach rc=$rc after ${DET_T}s"
+	grep -iE 'timeout|timed out|forced|error' "$out" | head -5 | sed 's/^/    /'
+	if [ $rc = 124 ]; then
+		case_fail "$3: xl block-detach did not complete in ${DETACH_TIMEOUT}s (guest state $(xs_front "$name" "$vdev" state), backend state $(xs_back "$name" "$vdev" state)); used -f"
+		timeout 60 xl block-detach -f "$name" "$vdev" || case_fail "$3: xl block-detach -f failed too"
+	elif grep -qi 'initiating forced remove' "$out"; then
+		case_fail "$3: xl block-detach took libxl's forced remove after ${DET_T}s (the backend did not reach Closed)"
+	elif [ $rc != 0 ]; then
+		case_fail "$3: xl block-detach rc=$rc: $(grep -v DEBUG "$out" | tail -2 | tr '\n' '|' | cut -c1-200); used -f"
+		timeout 60 xl block-detach -f "$name" "$vdev" || case_fail "$3: xl block-detach -f failed too"
+	fi
+	forget_disk "$name" "$vdev"
+}
+
+# corrupt_block DEV BLK: flip one byte in the middle of 4 KiB block BLK (O_DIRECT, so that the
+# backend's own O_DIRECT-like bios see it); the original goes to $LAB_TMP/blk.orig
+corrupt_block() {
+	local f=$LAB_TMP/blk.orig b
+	dd if="$1" of="$f" bs=4096 skip="$2" count=1 iflag=direct 2>/dev/null || return 1
+	cp "$f" $LAB_TMP/blk.bad
+	b=$(od -An -tu1 -j2048 -N1 "$f" | tr -d ' ')
+	# shellcheck disable=SC2059
+	printf "\\$(printf '%03o' $(((b + 1) % 256)))" |
+		dd of=$LAB_TMP/blk.bad bs=1 seek=2048 conv=notrunc 2>/dev/null || return 1
+	cmp -s "$f" $LAB_TMP/blk.bad && return 1
+	dd if=$LAB_TMP/blk.bad of="$1" bs=4096 seek="$2" count=1 oflag=direct conv=notrunc 2>/dev/null
+}
+restore_block() {
+	dd if=$LAB_TMP/blk.orig of="$1" bs=4096 seek="$2" count=1 oflag=direct conv=notrunc 2>/dev/null
+}
+
+# c_detach FRONT: XLAB_DETACH_CYCLES x (write, detach under I/O, re-attach, verify)
+c_detach() {
+	local fe=$1 n=${XLAB_DETACH_CYCLES:-10} i runid d inflight w0 w1 acked tacked=0 tchecked=0
+	local tnewer=0 tlanded=0 dts="" dmax=0 ends="" bad sample m0 m1 ref ran=0
+	[[ $n =~ ^[0-9]+$ ]] && [ "$n" -gt 0 ] || { case_fail "bad XLAB_DETACH_CYCLES '$n'"; return 1; }
+	be_use "$BACK" || return 1
+	fe_use "$G" "$fe" || return 1
+	wait_no_vbd "$G" xvdb "before" || return 1
+	runid=$(((RANDOM << 30 | RANDOM << 15 | RANDOM) + 1))
+	disk_attach "$G" $BK xvdb || return 1
+	for i in $(seq 1 "$n"); do
+		if [ -n "${XLAB_BUDGET:-}" ] && [ "$(cut -d. -f1 /proc/uptime)" -gt $((XLAB_BUDGET - 90)) ]; then
+			case_fail "only $((i - 1)) of $n cycles fit in the boot's time budget"
+			break
+		fi
+		w0=$(be_stat "$G" xvdb wr_req)
+		g_ok -t 60 "$G" "ackw_start /dev/xvdb $runid $i" || return 1
+		d=$((10 + RANDOM % 31))
+		sleep "$((d / 10)).$((d % 10))"
+		w1=$(be_stat "$G" xvdb wr_req)
+		[ -n "$w0" ] && [ -n "$w1" ] && [ "$w1" -gt "$w0" ] ||
+			case_fail "cycle $i: the backend saw no write before the detach (wr_req $w0 -> $w1)"
+		detach_busy "$G" xvdb "cycle $i"
+		dts="$dts $DET_T"
+		awk -v a="$DET_T" -v b="$dmax" 'BEGIN { exit !(a > b) }' && dmax=$DET_T
+		# the guest: writers end with errors, the disk is gone, no kernel problem
+		if ! g_run -t 120 "$G" "ackw_end 60 xvdb && kcheck"; then
+			case_fail "cycle $i (detach after ${d}00 ms, ${DET_T}s): guest: rc=$G_RC $(grep -E '^(ackw_end|kcheck|waitgone)|BUG|WARNING|Oops' "$G_OUT" | head -4 | tr '\n' '|' | cut -c1-400)"
+			# a writer stuck on the old disk: dump the guest, then let run_case replace it
+			[ "$G_RC" = 3 ] && guest_diag "$G"
+			G_BAD[$G]=1
+			return 1
+		fi
+		grep -q '^XLAB-ACKW-END' "$G_OUT" || { case_fail "cycle $i: writer summary missing"; return 1; }
+		# writers ended by an error / the longest a writer ran / writes in flight in the guest
+		# in the last 3 s before the disk went (max of 0.2 s samples)
+		inflight=$(g_field inflight_max_last3s)
+		ends="$ends $(g_field ended_by_error)/$(grep -o 'after=[0-9.]*s' "$G_OUT" | tr -d 'afters=' | sort -n | tail -1)s/${inflight:-?}"
+		grep -q 'ended_by_error=0 ' "$G_OUT" &&
+			case_fail "cycle $i: no writer got an error: the detach did not meet I/O in flight"
+		grep -q 'broken=0' "$G_OUT" || case_fail "cycle $i: a writer died: $(grep XLAB-ACKW-END "$G_OUT")"
+		wait_no_vbd "$G" xvdb "cycle $i" || return 1
+		dom0_kcheck
+		# the same device again: every acknowledged write must be there
+		disk_attach "$G" $BK xvdb || return 1
+		g_run -t 300 "$G" "xlab-ackw verify -d /dev/xvdb -r $runid -c $i -l /tmp/ackw"
+		grep -q '^XLAB-ACKV cycle' "$G_OUT" ||
+			{ case_fail "cycle $i: verify did not run (rc=$G_RC): $(grep -v '^XLAB-G' "$G_OUT" | tail -2 | tr '\n' '|')"; return 1; }
+		acked=$(g_field acked_blocks) bad=$(g_field bad) sample=$(g_field sample)
+		tacked=$((tacked + acked)) tchecked=$((tchecked + $(g_field checked_blocks)))
+		tnewer=$((tnewer + $(g_field ok_newer))) tlanded=$((tlanded + $(g_field unacked_landed)))
+		log "detach cycle $i/$n: delay ${d}00 ms, guest writes in flight (max, last 3 s) ${inflight:-?}, backend wr_req $w0 -> $w1, detach ${DET_T}s; $(grep -o 'XLAB-ACKV cycle.*' "$G_OUT")"
+		[ "$acked" -gt 0 ] || case_fail "cycle $i: no write was acknowledged (the check proves nothing)"
+		if [ "$G_RC" != 0 ] || [ "$bad" != 0 ]; then
+			case_fail "cycle $i: $bad acknowledged blocks not on the disk as written: $(grep '^XLAB-ACKV-BAD' "$G_OUT" | head -2 | tr '\n' '|' | cut -c1-300)"
+			return 1
+		fi
+		# the check must be able to fail: one flipped byte in one acknowledged block
+		if [ "$i" = 1 ]; then
+			[ "${sample:--1}" -ge 0 ] || { case_fail "self-check: no acknowledged block to corrupt"; return 1; }
+			corrupt_block "$(backing $BK)" "$sample" || { case_fail "self-check: could not corrupt block $sample in dom0"; return 1; }
+			g_run -t 300 "$G" "xlab-ackw verify -d /dev/xvdb -r $runid -c $i -l /tmp/ackw"
+			restore_block "$(backing $BK)" "$sample"
+			if [ "$G_RC" = 1 ] && [ "$(g_field bad)" = 1 ] && grep -q "^XLAB-ACKV-BAD .* blk=$sample " "$G_OUT"; then
+				case_note "self-check: one byte flipped in dom0 in acknowledged block $sample is reported (bad=1)"
+			else
+				case_fail "self-check: a flipped byte in block $sample was not reported exactly (rc=$G_RC bad=$(g_field bad))"
+				return 1
+			fi
+		fi
+		ran=$i
+		# the first cycle fills null_blk's memory: dom0's memory is compared from here on
+		[ "$i" = 1 ] && m0=$(awk '/^MemFree:/{f=$2} /^Slab:/{s=$2} END{print f " " s}' /proc/meminfo)
+	done
+	# the end: a plain detach of the idle disk, nothing left on either side
+	disk_detach "$G" xvdb || return 1
+	wait_no_vbd "$G" xvdb "after the last detach" || return 1
+	g_ok -t 30 "$G" "ls /sys/block | tr '\n' ' '; echo; cat /sys/module/${fe//-/_}/refcnt" || return 1
+	ref=$(grep -v '^XLAB-' "$G_OUT" | tail -1)
+	[ "$ref" = 0 ] || case_fail "$fe refcnt is $ref with no disk attached"
+	m1=$(awk '/^MemFree:/{f=$2} /^Slab:/{s=$2} END{print f " " s}' /proc/meminfo)
+	case_note "$ran of $n cycles: writes acknowledged ${tacked} blocks, checked after re-attach ${tchecked} distinct blocks, all as written (${tnewer} also held a later unacknowledged write, ${tlanded} unacknowledged-only landed)"
+	case_note "detach under I/O took$dts s (max ${dmax}s); per cycle writers ended by an error/longest writer run/guest writes in flight before the detach (max of the last 3 s):$ends"
+	case_note "after the last detach: grants_mapped=0 pages_in_use=0, no vbd, $fe refcnt 0; dom0 MemFree/Slab KiB after cycle 1 -> after the last: $m0 -> $m1"
+}
+
+if [ ! -f /extra/xblkback.ko ]; then
+	case_skip all "xblkback.ko not in the image"
+	suite_end
+	exit
+fi
+# shellcheck disable=SC2034  # (read by suite_begin in cases.sh)
+FRONT=xen-blkfront
+if suite_begin; then
+	want() { [ -z "${XLAB_CASES:-}" ] || [[ ,$XLAB_CASES, == *,$1,* ]]; }
+	# the hotplug script's first run can exceed libxl's timeout on a loaded host (seen once):
+	# one attach and detach of another device first, outside the cases
+	log "warm-up: attach and detach nullb2 (xen-blkfront)"
+	fe_use "$G" xen-blkfront && disk_attach "$G" nullb2 xvdc && disk_detach "$G" xvdc ||
+		{ log "warm-up failed: $CASE_ERR"; timeout 60 xl block-detach -f "$G" xvdc 2>/dev/null; }
+	if [ -f /extra/xblkfront.ko ]; then
+		want detach-ours && run_case detach-ours c_detach xblkfront
+	else
+		case_skip detach-ours "xblkfront.ko not in the image"
+	fi
+	want detach-intree && run_case detach-intree c_detach xen-blkfront
+else
+	case_begin setup; case_fail "suite setup failed"; case_end
+fi
+suite_end
