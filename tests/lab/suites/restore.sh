@@ -5,6 +5,9 @@
 #   restore-ours     guest with xblkfront, disk on a memory-backed null_blk through xblkback
 #   restore-intree   the same with the in-tree xen-blkfront (interop reference)
 #
+# The null_blk completes each request after XLAB_RESTORE_NSEC (default 300 ms), so that
+# requests are in flight when the guest suspends (with a fast disk they all complete while
+# the guest's processes are being frozen, and nothing is left to replay).
 # The guest runs fio randwrite with verify_backlog (every written block is read back and
 # checked, crc32c, fatal on mismatch) for the whole case. XLAB_RESTORE_CYCLES times (default
 # 3; the long variant: 10): `xl save` (the domain is suspended with requests in flight and
@@ -19,6 +22,20 @@
 G=g1 BACK=xblkback
 DRV=/sys/bus/xen-backend/drivers/xblkback
 CYCLES=${XLAB_RESTORE_CYCLES:-3}
+NSEC=${XLAB_RESTORE_NSEC:-300000000}
+SLOW=nbslow
+
+# slow_disk: a 128 MiB memory-backed null_blk (configfs) completing requests after $NSEC ns
+slow_disk() {
+	local d=/sys/kernel/config/nullb/$SLOW
+	modprobe configfs 2>/dev/null
+	[ -d /sys/kernel/config/nullb ] || mount -t configfs configfs /sys/kernel/config 2>/dev/null
+	[ -d /sys/kernel/config/nullb ] || { log "no /sys/kernel/config/nullb"; return 1; }
+	[ -d "$d" ] && return 0
+	mkdir "$d" && echo 512 > "$d/blocksize" && echo 128 > "$d/size" &&
+		echo 1 > "$d/memory_backed" && echo 2 > "$d/irqmode" &&
+		echo "$NSEC" > "$d/completion_nsec" && echo 1 > "$d/power" && [ -b /dev/$SLOW ]
+}
 
 # guest_rehook NAME: after xl restore the guest has a new domid: watch its new rc node
 guest_rehook() {
@@ -45,8 +62,9 @@ c_restore() {
 	read -r q o < <(cycle_params 0)
 	be_use $BACK max_queues=$q max_ring_page_order=$o || return 1
 	fe_use "$G" "$front" || return 1
-	disk_attach "$G" nullb2 xvdb || return 1
-	g_ok "$G" "rm -f /tmp/rs.rc /tmp/rs.log; (fio --name=rs --filename=/dev/xvdb --ioengine=libaio --direct=1 --rw=randwrite --bs=4k --iodepth=16 --numjobs=2 --size=32M --offset_increment=32M --time_based --runtime=3600 --verify=crc32c --verify_backlog=64 --verify_fatal=1 --group_reporting > /tmp/rs.log 2>&1; echo \$? > /tmp/rs.rc) & sleep 4; pidof fio" || return 1
+	slow_disk || { case_fail "cannot create the slow null_blk (configfs)"; return 1; }
+	disk_attach "$G" /dev/$SLOW xvdb || return 1
+	g_ok "$G" "rm -f /tmp/rs.rc /tmp/rs.log; (fio --name=rs --filename=/dev/xvdb --ioengine=libaio --direct=1 --rw=randwrite --bs=4k --iodepth=16 --numjobs=2 --size=48M --offset_increment=48M --time_based --runtime=3600 --verify=crc32c --verify_backlog=64 --verify_fatal=1 --group_reporting > /tmp/rs.log 2>&1; echo \$? > /tmp/rs.rc) & sleep 4; pidof fio" || return 1
 	nq=$(xs_front "$G" xvdb multi-queue-num-queues) no=$(xs_front "$G" xvdb ring-page-order)
 	seen="${nq:-1}/${no:-0}"
 	for i in $(seq 1 "$CYCLES"); do
@@ -96,8 +114,14 @@ c_restore() {
 	case_note "fio: $(grep -oE '(read|write): IOPS=[^,]*, BW=[^ ]*' "$G_OUT" | tr '\n' ' ')"
 	g_run "$G" "dmesg | grep -iE 'replay|resum|reconnect' | tail -$((CYCLES * 2 + 2))"
 	if [ "$front" = xblkfront ]; then
-		grep -q 'replay' "$G_OUT" || case_fail "xblkfront did not report a replay after restore"
-		case_note "replayed: $(grep -o 'replay[^|]*' "$G_OUT" | tr '\n' ';' | cut -c1-200)"
+		local n
+		n=$(grep -oE 'restored: [0-9]+ request' "$G_OUT" | grep -oE '[0-9]+' | tr '\n' ' ')
+		[ "$(echo "$n" | wc -w)" -ge "$CYCLES" ] ||
+			case_fail "xblkfront reported ${n:-no} replays for $CYCLES restores"
+		# the slow disk keeps requests in flight: a restore must have had some to replay
+		[ "$(echo "$n" | tr ' ' '\n' | sort -n | tail -1)" -gt 0 ] 2>/dev/null ||
+			case_fail "no restore found requests in flight to replay (requests per restore: $n)"
+		case_note "requests replayed per restore: $n"
 	fi
 	case_note "$CYCLES save/restore cycles, queues/order per cycle: $seen"
 }
