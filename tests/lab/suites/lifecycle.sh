@@ -3,7 +3,8 @@
 # Suite "lifecycle" (not in the default set): the disk's life cycle under I/O, xblkback in dom0
 # on a null_blk.
 #   detach-ours      xblkfront in the guest
-#   detach-intree    xen-blkfront in the guest
+#   detach-intree    xen-blkfront in the guest (only with XLAB_DETACH_INTREE=1 or when named in
+#                    XLAB_CASES: 6.1's xen-blkfront can hang, see below)
 # XLAB_DETACH_CYCLES (10; XLAB_OPTS="detach_cycles=50" for the long run) times:
 #   - xlab-ackw (tests/lab/tools/) writes self-describing 4 KiB blocks from 8 processes
 #     (4..256 KiB O_DIRECT writes, up to 8 requests in flight) and logs every acknowledged
@@ -208,7 +209,13 @@ if suite_begin; then
 	else
 		case_skip detach-ours "xblkfront.ko not in the image"
 	fi
-	want detach-intree && run_case detach-intree c_detach xen-blkfront
+	# 6.1's xen-blkfront can hang on a detach under I/O (see above): the interop case runs
+	# only when asked for (scripts/test-faults.sh --long sets detach_intree=1)
+	if [ "${XLAB_DETACH_INTREE:-0}" = 1 ] || [[ ,${XLAB_CASES:-}, == *,detach-intree,* ]]; then
+		want detach-intree && run_case detach-intree c_detach xen-blkfront
+	else
+		want detach-intree && case_skip detach-intree "6.1 xen-blkfront can hang in del_gendisk on a detach under I/O (upstream bug, see suite header); runs with detach_intree=1"
+	fi
 else
 	case_begin setup; case_fail "suite setup failed"; case_end
 fi
