@@ -429,8 +429,16 @@ static int hb_connect(struct hb_dev *be)
 	be->have_held = false;
 	be->fault = HB_NONE;
 
+	/*
+	 * Xen marks our port pending as it binds it, so the handler runs at
+	 * once; the work it schedules EOIs and notifies through be->irq.  Set
+	 * that before the irq is enabled: a work that ran first used irq 0,
+	 * left the real one masked for good, and we never heard the frontend
+	 * (its first request, the partition scan, then hung its xenwatch).
+	 */
 	err = bind_interdomain_evtchn_to_irqhandler_lateeoi(dev, evtchn,
-							    hb_interrupt, 0,
+							    hb_interrupt,
+							    IRQF_NO_AUTOEN,
 							    "xblkhostileback",
 							    be);
 	if (err < 0) {
@@ -438,6 +446,7 @@ static int hb_connect(struct hb_dev *be)
 		goto out_unmap;
 	}
 	be->irq = err;
+	enable_irq(be->irq);
 	dev_info(&dev->dev, "connected: ring-ref %u, event-channel %u, keys %s\n",
 		 ref, evtchn, hb_key_modes[READ_ONCE(hb_keys)].name);
 	return 0;
