@@ -153,7 +153,7 @@ c_fault() {
 	g_ok "$G" "waitdev /dev/xvdb 45" || return 1
 	# served correctly first: 4 MiB of reads, all zeros
 	g_ok "$G" "dd if=/dev/xvdb bs=64k count=64 iflag=direct 2>/dev/null | cmp -n 4194304 - /dev/zero && echo zeros-ok" ||
-		{ case_fail "the hostile backend did not serve correctly before the fault"; return 1; }
+		{ case_fail "the hostile backend did not serve correctly before the fault (it took $(hb_attr xvdb requests) requests, answered $(hb_attr xvdb responses))"; return 1; }
 	expect "frontend state before the fault" "$(fe_state xvdb)" 4 || return 1
 	g_ok "$G" "echo $sched > /sys/block/xvdb/queue/scheduler && cat /sys/block/xvdb/queue/scheduler" || return 1
 	grep -q "\[$sched\]" "$G_OUT" || { case_fail "scheduler $sched not selected: $(g_out | head -1)"; return 1; }
