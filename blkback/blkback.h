@@ -37,6 +37,7 @@
 
 #include <xblk/compat.h>
 #include <xblk/request.h>
+#include <xblk/retry.h>
 #include <xblk/xenstore.h>
 
 /* ------------------------------------------------------------------ */
@@ -62,6 +63,7 @@ struct xbb_params {
 
 void xbb_params_get(struct xbb_params *p);
 extern bool xbb_poll_inflight;
+extern unsigned int xbb_fail_map;
 
 /* ------------------------------------------------------------------ */
 /* Ring layouts of the two x86 ABIs (request layouts in request.h).    */
@@ -151,7 +153,8 @@ bool xbb_vbd_refresh_size(struct xbb_vbd *vbd);
  * @lru: on xbb_ring.pg_lru while @users is 0
  * @page: the page it is mapped at
  * @gref: the frontend's grant reference
- * @handle: mapping handle, XBB_INVALID_HANDLE until the map succeeded
+ * @handle: mapping handle, XBB_INVALID_HANDLE unless Xen mapped it
+ * @status: GNTST_* of its map; only GNTST_okay may be used for I/O
  * @users: segments of requests in flight using it
  * @in_tree: still findable (cleared when its map failed)
  *
@@ -163,6 +166,7 @@ struct xbb_pgrant {
 	struct page *page;
 	grant_ref_t gref;
 	grant_handle_t handle;
+	s16 status;
 	unsigned int users;
 	bool in_tree;
 };
@@ -173,12 +177,15 @@ struct xbb_pgrant {
  * @pg: the persistent grant used, or NULL
  * @gref: grant reference from the request (private copy)
  * @handle: our own mapping's handle, XBB_INVALID_HANDLE if none
+ * @status: GNTST_* of our own mapping (without @pg); only GNTST_okay may be
+ *	used for I/O (a mapping may exist that may not: see grant_map.c)
  */
 struct xbb_gnt {
 	struct page *page;
 	struct xbb_pgrant *pg;
 	grant_ref_t gref;
 	grant_handle_t handle;
+	s16 status;
 };
 
 /**
@@ -217,6 +224,7 @@ void xbb_gnt_map_add(struct xbb_ring *ring, struct xbb_gnt *gnt,
 		     bool readonly);
 void xbb_gnt_map_flush(struct xbb_ring *ring);
 bool xbb_gnt_mapped(const struct xbb_gnt *gnt);
+enum xblk_map_class xbb_gnt_check(const struct xbb_gnt *gnt, unsigned int n);
 void xbb_gnt_release(struct xbb_ring *ring, struct xbb_gnt *gnt,
 		     unsigned int n);
 void xbb_gnt_unmap_flush(struct xbb_ring *ring);
@@ -239,6 +247,8 @@ void xbb_gnt_levels(long *grants, long *pages);
  * @flush: FLUSH_DISKCACHE: flush before (and FUA on) the data
  * @secure: secure discard
  * @refused: its indirect segments failed validation
+ * @segs_ready: @segs were copied out of the indirect pages and checked: a
+ *	retry maps the data pages only, the indirect pages are not read twice
  * @status: BLKIF_RSP_*; bios may only lower it from OKAY (WRITE_ONCE)
  * @sector: first 512-byte sector
  * @nr_sectors: length in 512-byte sectors (set once segments are checked)
@@ -263,6 +273,7 @@ struct xbb_req {
 	bool flush;
 	bool secure;
 	bool refused;
+	bool segs_ready;
 	s16 status;
 	u64 sector;
 	u64 nr_sectors;
@@ -279,7 +290,7 @@ struct xbb_req {
 
 int xbb_req_setup(struct xbb_req *xr, const struct blkif_request *req);
 void xbb_req_teardown(struct xbb_req *xr);
-void xbb_io_dispatch(struct xbb_ring *ring, struct list_head *pass);
+unsigned int xbb_io_dispatch(struct xbb_ring *ring, struct list_head *pass);
 void xbb_req_finish(struct xbb_req *xr, s16 status);
 unsigned int xbb_io_reap(struct xbb_ring *ring);
 
@@ -293,9 +304,14 @@ unsigned int xbb_io_reap(struct xbb_ring *ring);
  * @f_req: flush requests (FLUSH_DISKCACHE, with or without data)
  * @ds_req: discard requests
  * @err_req: requests refused by validation
- * @io_err: accepted requests answered with an error (device error or
- *	grant map failure)
+ * @io_err: accepted requests answered with an error (device error, grant
+ *	map failure for good, or still put off when the ring stopped)
  * @oo_req: times the ring stopped taking requests for lack of resources
+ * @map_retry: times a request could not be set up for now (no page for
+ *	its grants, or Xen could not map a grant now) and was put off for a
+ *	retry after a backoff instead of failing
+ * @map_again: grant map operations that failed for now (the reason of
+ *	most put-offs after the request was consumed)
  * @rd_sect: sectors read
  * @wr_sect: sectors written
  * @ds_sect: sectors discarded
@@ -317,6 +333,8 @@ struct xbb_ring_stats {
 	u64 err_req;
 	u64 io_err;
 	u64 oo_req;
+	u64 map_retry;
+	u64 map_again;
 	u64 rd_sect;
 	u64 wr_sect;
 	u64 ds_sect;
@@ -361,8 +379,14 @@ static inline void xbb_stat_inc(u64 *counter)
  * @halted: the frontend broke the ring protocol; take no more requests
  * @more: the final check found a request published meanwhile
  * @blocked: the last pass stopped for lack of resources (requests left in
- *	the ring for later)
- * @starved: ... and that was lack of memory, not the page budget
+ *	the ring or on @retry for later)
+ * @starved: ... and that was a setup failing for now (memory, grant maps),
+ *	not the page budget: nothing is set up before @retry_at
+ * @retry: requests taken off the ring whose setup failed for now, in ring
+ *	order, without pages or mappings (but counted in @inflight and
+ *	@pages_reserved); set up again before any new request
+ * @backoff: delay after the last failed setup, in jiffies; 0 after a success
+ * @retry_at: when @starved, the time of the next attempt
  * @idle_round: this round follows XBB_IDLE_TIMEOUT without any wake-up
  * @deferred: req_event was left unarmed because requests are in flight:
  *	their completions wake us to look at the ring (poll_inflight)
@@ -399,6 +423,9 @@ struct xbb_ring {
 	bool idle_round;
 	bool deferred;
 	bool took_since_eoi;
+	struct list_head retry;
+	unsigned long backoff;
+	unsigned long retry_at;
 	RING_IDX rsp_pushed;
 	struct xbb_req *reqs;
 	struct list_head free_reqs;

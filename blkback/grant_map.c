@@ -13,6 +13,21 @@
  * request is taken off the ring (xbb_gnt_reserve()), so that mapping never
  * fails for lack of memory after the request was consumed.
  *
+ * A map can still fail for now rather than for good: Xen out of maptrack
+ * entries (GNTST_no_device_space, GNTST_no_space), a page being paged in
+ * (GNTST_eagain), or the whole gnttab_map_refs() call failing (dom0 could
+ * not extend its p2m).  xbb_gnt_check() tells those (XBLK_MAP_AGAIN: the
+ * request is put off and set up again, ring.c) from the frontend's faults
+ * (XBLK_MAP_FAIL: the request fails).  When the whole call failed, even the
+ * grants Xen reports mapped are not used (their p2m entry may be missing):
+ * they keep their handle, so that releasing them unmaps them, but not a
+ * GNTST_okay status.
+ *
+ * The fail_map module parameter (a test knob, main.c) makes one attempt in
+ * N fail for now: a page reservation (-ENOMEM, nothing taken) or a map
+ * batch (its last operation is not issued and gets GNTST_no_device_space),
+ * so nothing is mapped that would have to be undone.
+ *
  * Persistent grants (feature-persistent): when the frontend reuses a fixed
  * set of grants, a grant stays mapped after its request completes, kept in
  * an rb-tree by grant reference.  Unused ones sit on an LRU list; when the
@@ -49,6 +64,18 @@ void xbb_gnt_levels(long *grants, long *pages)
 {
 	*grants = atomic_long_read(&xbb_grants_mapped);
 	*pages = atomic_long_read(&xbb_pages_in_use);
+}
+
+/* Attempts counted by the fault injection (fail_map). */
+static atomic_t xbb_fail_map_count = ATOMIC_INIT(0);
+
+/* Whether the fault injection fails this reservation or map batch. */
+static bool xbb_fail_map_now(void)
+{
+	unsigned int one_in = READ_ONCE(xbb_fail_map);
+
+	return one_in &&
+	       xblk_inject_hit(atomic_inc_return(&xbb_fail_map_count), one_in);
 }
 
 static int xbb_page_get(struct xbb_ring *ring, struct page **page)
@@ -132,7 +159,7 @@ void xbb_gnt_exit(struct xbb_ring *ring)
  * @n: how many
  *
  * Context: ring thread.
- * Return: 0, or -ENOMEM with no page kept.
+ * Return: 0, or -ENOMEM with no page kept (each @gnt then holds nothing).
  */
 int xbb_gnt_reserve(struct xbb_ring *ring, struct xbb_gnt *gnt,
 		    unsigned int n)
@@ -141,10 +168,15 @@ int xbb_gnt_reserve(struct xbb_ring *ring, struct xbb_gnt *gnt,
 
 	for (i = 0; i < n; i++) {
 		gnt[i].pg = NULL;
+		gnt[i].page = NULL;
 		gnt[i].handle = XBB_INVALID_HANDLE;
+		gnt[i].status = GNTST_general_error;
+	}
+	if (n && xbb_fail_map_now())
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
 		if (xbb_page_get(ring, &gnt[i].page))
 			goto out_put;
-	}
 	return 0;
 
 out_put:
@@ -288,6 +320,7 @@ void xbb_gnt_map_add(struct xbb_ring *ring, struct xbb_gnt *gnt,
 	pg->gref = gnt->gref;
 	pg->page = gnt->page;
 	pg->handle = XBB_INVALID_HANDLE;
+	pg->status = GNTST_general_error;
 	pg->users = 1;
 	INIT_LIST_HEAD(&pg->lru);
 	xbb_pgrant_insert(ring, pg);
@@ -299,44 +332,61 @@ void xbb_gnt_map_add(struct xbb_ring *ring, struct xbb_gnt *gnt,
  * xbb_gnt_map_flush() - map everything queued by xbb_gnt_map_add()
  * @ring: ring
  *
- * Afterwards each queued grant is mapped or failed (xbb_gnt_mapped()).
+ * Afterwards each queued grant is mapped or failed (xbb_gnt_check()).
  * A persistent grant that failed is taken out of the tree at once; it is
- * freed when its last user releases it.
+ * freed (and unmapped if it has a handle) when its last user releases it.
  *
  * Context: ring thread.
  */
 void xbb_gnt_map_flush(struct xbb_ring *ring)
 {
 	struct xbb_batch *b = &ring->batch;
-	unsigned int i, n = b->nr_map;
-	int err;
+	unsigned int i, n = b->nr_map, issue = n;
+	int err = 0;
 
 	if (!n)
 		return;
 	b->nr_map = 0;
-	err = gnttab_map_refs(b->map, NULL, b->pages, n);
+	/* What a failed hypercall leaves unwritten must not read as mapped. */
+	for (i = 0; i < n; i++)
+		b->map[i].status = GNTST_general_error;
+	if (xbb_fail_map_now())
+		b->map[--issue].status = GNTST_no_device_space;
+	if (issue)
+		err = gnttab_map_refs(b->map, NULL, b->pages, issue);
 	if (err)
-		xbb_warn_rl(ring->be, "ring %u: grant map batch failed (%d)",
-			    ring->index, err);
-	xbb_stat_add(&ring->stats.gnt_map, n);
+		xbb_warn_rl(ring->be, "ring %u: grant map batch of %u failed (%d), retrying later",
+			    ring->index, issue, err);
+	xbb_stat_add(&ring->stats.gnt_map, issue);
 
 	for (i = 0; i < n; i++) {
-		bool ok = b->map[i].status == GNTST_okay;
-		grant_handle_t handle = ok ? b->map[i].handle :
-					     XBB_INVALID_HANDLE;
+		s16 status = b->map[i].status;
+		grant_handle_t handle = status == GNTST_okay ?
+					b->map[i].handle : XBB_INVALID_HANDLE;
 
-		if (ok)
+		if (handle != XBB_INVALID_HANDLE)
 			atomic_long_inc(&xbb_grants_mapped);
-		else
+		if (err)
+			status = GNTST_eagain;
+		switch (xblk_map_status_class(status)) {
+		case XBLK_MAP_AGAIN:
+			xbb_stat_inc(&ring->stats.map_again);
+			break;
+		case XBLK_MAP_FAIL:
 			xbb_warn_rl(ring->be, "ring %u: mapping grant %u failed (%d)",
-				    ring->index, b->map[i].ref,
-				    b->map[i].status);
+				    ring->index, b->map[i].ref, status);
+			break;
+		default:
+			break;
+		}
 		if (b->pg[i]) {
 			b->pg[i]->handle = handle;
-			if (!ok)
+			b->pg[i]->status = status;
+			if (status != GNTST_okay)
 				xbb_pgrant_erase(ring, b->pg[i]);
 		} else {
 			b->gnt[i]->handle = handle;
+			b->gnt[i]->status = status;
 		}
 	}
 }
@@ -349,9 +399,27 @@ void xbb_gnt_map_flush(struct xbb_ring *ring)
  */
 bool xbb_gnt_mapped(const struct xbb_gnt *gnt)
 {
-	if (gnt->pg)
-		return gnt->pg->handle != XBB_INVALID_HANDLE;
-	return gnt->handle != XBB_INVALID_HANDLE;
+	return (gnt->pg ? gnt->pg->status : gnt->status) == GNTST_okay;
+}
+
+/**
+ * xbb_gnt_check() - what the maps of a request's grants came to
+ * @gnt: grants, after xbb_gnt_map_flush()
+ * @n: how many
+ *
+ * Return: XBLK_MAP_OK if all are mapped, XBLK_MAP_FAIL if one failed for
+ * good, else XBLK_MAP_AGAIN (one failed for now: set it all up again later).
+ */
+enum xblk_map_class xbb_gnt_check(const struct xbb_gnt *gnt, unsigned int n)
+{
+	enum xblk_map_class worst = XBLK_MAP_OK;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		worst = max(worst, xblk_map_status_class(gnt[i].pg ?
+							 gnt[i].pg->status :
+							 gnt[i].status));
+	return worst;
 }
 
 /**
@@ -381,8 +449,12 @@ void xbb_gnt_release(struct xbb_ring *ring, struct xbb_gnt *gnt,
 				if (pg->in_tree) {
 					list_add_tail(&pg->lru, &ring->pg_lru);
 				} else {
-					/* Its map failed: nothing to unmap. */
-					xbb_page_put(ring, &pg->page);
+					/* Its map failed (maybe after mapping). */
+					if (pg->handle != XBB_INVALID_HANDLE)
+						xbb_unmap_add(ring, pg->page,
+							      pg->handle);
+					else
+						xbb_page_put(ring, &pg->page);
 					kfree(pg);
 				}
 			}
@@ -394,6 +466,7 @@ void xbb_gnt_release(struct xbb_ring *ring, struct xbb_gnt *gnt,
 		gnt[i].pg = NULL;
 		gnt[i].page = NULL;
 		gnt[i].handle = XBB_INVALID_HANDLE;
+		gnt[i].status = GNTST_general_error;
 	}
 }
 

@@ -7,7 +7,10 @@
  * it took off the ring.  Dispatch maps every indirect descriptor page of
  * the pass in one batch, copies the segments out of them (once) and checks
  * the copy, maps every data page of the pass in one batch, and submits all
- * bios of the pass under a single blk_plug.  A request becomes as few bios
+ * bios of the pass under a single blk_plug.  A request whose grants Xen
+ * could not map for now (grant_map.c: XBLK_MAP_AGAIN) gives its grants and
+ * pages back and goes on the ring's retry list, to be set up again after a
+ * backoff (ring.c); it is not answered.  A request becomes as few bios
  * as it can: one, unless it has more segments than a bio holds; the block
  * layer splits it further only where the device needs it.
  *
@@ -44,6 +47,7 @@ int xbb_req_setup(struct xbb_req *xr, const struct blkif_request *req)
 	xr->flush = req->operation == BLKIF_OP_FLUSH_DISKCACHE;
 	xr->secure = false;
 	xr->refused = false;
+	xr->segs_ready = false;
 	xr->nr_sectors = 0;
 	xr->nr_segs = nseg;
 	xr->nr_ind = 0;
@@ -226,7 +230,7 @@ static void xbb_discard_work(struct work_struct *work)
 /*
  * Copy the segments out of the mapped indirect pages, once, and check the
  * copy.  Return: XBLK_REQ_VALID, an xblk_req_err, or -1 if a page was not
- * mapped.
+ * mapped (for good: the caller checked for XBLK_MAP_AGAIN).
  */
 static int xbb_read_indirect(struct xbb_req *xr,
 			     const struct xblk_req_limits *lim)
@@ -289,35 +293,61 @@ static void xbb_submit(struct xbb_ring *ring, struct xbb_req *xr)
 	xbb_submit_data(xr);
 }
 
+/* Put @xr off: give back its grants and pages, keep it for a retry. */
+static void xbb_io_put_off(struct xbb_ring *ring, struct xbb_req *xr,
+			   struct list_head *again)
+{
+	xbb_gnt_release(ring, xr->ind, xr->nr_ind);
+	xbb_gnt_release(ring, xr->gnts, xr->nr_segs);
+	list_move_tail(&xr->node, again);
+	xbb_stat_inc(&ring->stats.map_retry);
+}
+
 /**
  * xbb_io_dispatch() - map and submit the requests of one pass
  * @ring: ring
- * @pass: requests taken off the ring, in ring order; emptied
+ * @pass: requests with their pages reserved, in ring order (first those
+ *	put off before, from xbb_ring.retry); emptied
+ *
+ * Requests whose grants could not be mapped for now go back to the head of
+ * xbb_ring.retry, in order, holding no page and no mapping.
  *
  * Context: ring thread.
+ * Return: the number of requests put off.
  */
-void xbb_io_dispatch(struct xbb_ring *ring, struct list_head *pass)
+unsigned int xbb_io_dispatch(struct xbb_ring *ring, struct list_head *pass)
 {
 	struct xblk_req_limits lim;
 	struct xbb_req *xr, *tmp;
 	struct blk_plug plug;
-	unsigned int i;
+	enum xblk_map_class cls;
+	LIST_HEAD(again);
+	unsigned int i, nr_again = 0;
 	int err;
 
 	/* Indirect descriptor pages of the whole pass: one batch. */
 	list_for_each_entry(xr, pass, node)
-		for (i = 0; i < xr->nr_ind; i++)
-			xbb_gnt_map_add(ring, &xr->ind[i], true);
+		if (!xr->segs_ready)
+			for (i = 0; i < xr->nr_ind; i++)
+				xbb_gnt_map_add(ring, &xr->ind[i], true);
 	xbb_gnt_map_flush(ring);
 
 	xbb_ring_limits(ring, &lim);
 	list_for_each_entry_safe(xr, tmp, pass, node) {
-		if (!xr->nr_ind)
+		if (!xr->nr_ind || xr->segs_ready)
 			continue;
-		err = xbb_read_indirect(xr, &lim);
+		cls = xbb_gnt_check(xr->ind, xr->nr_ind);
+		if (cls == XBLK_MAP_AGAIN) {
+			xbb_io_put_off(ring, xr, &again);
+			nr_again++;
+			continue;
+		}
+		err = cls == XBLK_MAP_OK ? xbb_read_indirect(xr, &lim) : -1;
 		xbb_gnt_release(ring, xr->ind, xr->nr_ind);
-		if (err == XBLK_REQ_VALID)
+		if (err == XBLK_REQ_VALID) {
+			xr->segs_ready = true;
 			continue;
+		}
 		list_del_init(&xr->node);
 		if (err < 0) {
 			xbb_req_finish(xr, BLKIF_RSP_ERROR);
@@ -337,12 +367,26 @@ void xbb_io_dispatch(struct xbb_ring *ring, struct list_head *pass)
 			xbb_gnt_map_add(ring, &xr->gnts[i], xr->write);
 	xbb_gnt_map_flush(ring);
 
+	list_for_each_entry_safe(xr, tmp, pass, node) {
+		if (xbb_gnt_check(xr->gnts, xr->nr_segs) == XBLK_MAP_AGAIN) {
+			xbb_io_put_off(ring, xr, &again);
+			nr_again++;
+		}
+	}
+
 	blk_start_plug(&plug);
 	list_for_each_entry_safe(xr, tmp, pass, node) {
 		list_del_init(&xr->node);
 		xbb_submit(ring, xr);
 	}
 	blk_finish_plug(&plug);
+
+	if (nr_again) {
+		/* Unmap what did map now: the mappings are a scarce resource. */
+		xbb_gnt_unmap_flush(ring);
+		list_splice(&again, &ring->retry);
+	}
+	return nr_again;
 }
 
 /**

@@ -12,8 +12,9 @@
 #include "blkback.h"
 
 /* --------------------------------------------------------------------- */
-/* Module parameters.  All read-only once loaded: each device copies them */
-/* when it is probed (xbb_params_get()), so a device never sees a mix.    */
+/* Module parameters.  All but two read-only once loaded: each device    */
+/* copies them when it is probed (xbb_params_get()), so a device never    */
+/* sees a mix.                                                            */
 
 static unsigned int xbb_max_queues;
 static unsigned int xbb_max_ring_order = XBLK_MAX_RING_ORDER;
@@ -21,8 +22,10 @@ static unsigned int xbb_max_indirect_segs = 256;
 static bool xbb_persistent = true;
 static unsigned int xbb_max_pgrants = 1056;
 static unsigned int xbb_max_inflight_pages = 4096;
-/* The exception: read by the ring threads every round, safe to change. */
+/* The exceptions: read by the ring threads as they go, safe to change. */
 bool xbb_poll_inflight = true;
+/* Test knob: fault injection of grant setups that fail for now. */
+unsigned int xbb_fail_map;
 
 /* Parse @val into the unsigned int behind @kp if it lies in [@min, @max]. */
 static int xbb_param_store_uint(const char *val, const struct kernel_param *kp,
@@ -76,6 +79,11 @@ static int xbb_set_inflight(const char *val, const struct kernel_param *kp)
 	return xbb_param_store_uint(val, kp, 64, 1U << 18);
 }
 
+static int xbb_set_fail_map(const char *val, const struct kernel_param *kp)
+{
+	return xbb_param_store_uint(val, kp, 0, 1000000);
+}
+
 static const struct kernel_param_ops xbb_max_queues_ops = {
 	.set = xbb_set_max_queues,
 	.get = param_get_uint,
@@ -98,6 +106,11 @@ static const struct kernel_param_ops xbb_pgrants_ops = {
 
 static const struct kernel_param_ops xbb_inflight_ops = {
 	.set = xbb_set_inflight,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops xbb_fail_map_ops = {
+	.set = xbb_set_fail_map,
 	.get = param_get_uint,
 };
 
@@ -126,6 +139,9 @@ MODULE_PARM_DESC(max_inflight_pages,
 module_param_named(poll_inflight, xbb_poll_inflight, bool, 0644);
 MODULE_PARM_DESC(poll_inflight,
 		 "While a ring has requests in flight, look for new ones when they complete (at the latest a jiffy later) instead of asking the frontend for an event; writable at runtime (default Y)");
+module_param_cb(fail_map, &xbb_fail_map_ops, &xbb_fail_map, 0644);
+MODULE_PARM_DESC(fail_map,
+		 "Test knob (fault injection), not for production: make 1 in N page reservations and grant map batches fail for now, as if dom0 were out of memory or of maptrack entries; the backend backs off and retries; 0..1000000, writable at runtime (default 0 = off)");
 
 /**
  * xbb_params_get() - snapshot of the module parameters

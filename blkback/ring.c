@@ -23,10 +23,18 @@
  *      the late-EOI variant: a frontend cannot make us spin by notifying,
  *      and a round that found nothing tells Xen the event was spurious).
  *
- * Out of resources (the in-flight page budget, or memory) the thread stops
- * taking requests and leaves them in the ring; completions (or a short
- * timer, when nothing is in flight) wake it to try again.  Nothing that
- * could be served later is failed.
+ * Out of the in-flight page budget the thread stops taking requests and
+ * leaves them in the ring; completions wake it to try again.  A setup that
+ * fails for now (no page for the grants, no memory for a large request's
+ * segments, or Xen not mapping a grant now: grant_map.c) is retried after a
+ * backoff: XBB_BACKOFF_MIN after a round that set some request up, doubling
+ * up to XBB_BACKOFF_MAX while rounds set nothing up, none after a round
+ * without failure.  A request not yet consumed stays in the ring; one
+ * already consumed (its maps are batched after the pass took it) waits on
+ * xbb_ring.retry, as the private copy it was validated from, and is set up
+ * again before anything newer is taken.  Nothing that could be served
+ * later is failed, until the ring stops: then what still waits is answered
+ * with BLKIF_RSP_ERROR.
  *
  * A frontend whose req_prod runs ahead of what the ring can hold has broken
  * the protocol: the ring is halted (no request taken, no EOI, so no more
@@ -43,8 +51,10 @@
 
 /* Idle time after which the free page cache is emptied. */
 #define XBB_IDLE_TIMEOUT	(5 * HZ)
-/* Retry delay when a request could not get memory and nothing is in flight. */
-#define XBB_RETRY_TIMEOUT	(HZ / 20)
+/* Delay before the first retry of a setup that failed for now ... */
+#define XBB_BACKOFF_MIN		msecs_to_jiffies(10)
+/* ... doubled after each failure, up to this. */
+#define XBB_BACKOFF_MAX		HZ
 /* Longest wait for a completion before a deferred ring re-arms req_event. */
 #define XBB_POLL_TIMEOUT	1
 /* Grant operations per hypercall batch. */
@@ -198,7 +208,46 @@ out_teardown:
 	xbb_req_teardown(xr);
 out_starved:
 	ring->starved = true;
+	xbb_stat_inc(&ring->stats.map_retry);
 	return NULL;
+}
+
+/*
+ * Reserve the pages of the requests put off, in order, and move them to
+ * @pass.  Return: false if one still has to wait (it and those after it
+ * stay on xbb_ring.retry).
+ */
+static bool xbb_ring_retry(struct xbb_ring *ring, struct list_head *pass)
+{
+	struct xbb_req *xr, *tmp;
+
+	list_for_each_entry_safe(xr, tmp, &ring->retry, node) {
+		/* Indirect pages already read are not mapped (or read) again. */
+		if (!xr->segs_ready &&
+		    xbb_gnt_reserve(ring, xr->ind, xr->nr_ind))
+			goto out_again;
+		if (xbb_gnt_reserve(ring, xr->gnts, xr->nr_segs))
+			goto out_release_ind;
+		list_move_tail(&xr->node, pass);
+	}
+	return true;
+
+out_release_ind:
+	xbb_gnt_release(ring, xr->ind, xr->nr_ind);
+out_again:
+	xbb_stat_inc(&ring->stats.map_retry);
+	return false;
+}
+
+/* Answer every request put off: the ring is stopping. */
+static void xbb_ring_fail_retry(struct xbb_ring *ring)
+{
+	struct xbb_req *xr, *tmp;
+
+	list_for_each_entry_safe(xr, tmp, &ring->retry, node) {
+		list_del_init(&xr->node);
+		xbb_req_finish(xr, BLKIF_RSP_ERROR);
+	}
 }
 
 static void xbb_ring_halt(struct xbb_ring *ring, RING_IDX rp)
@@ -212,26 +261,42 @@ static void xbb_ring_halt(struct xbb_ring *ring, RING_IDX rp)
 		       RING_SIZE(br));
 }
 
-/* Take every request available.  Return: whether any was taken. */
+/*
+ * Take the requests put off (once their backoff is over), then every
+ * request available.  Return: whether any was taken.
+ */
 static bool xbb_ring_consume(struct xbb_ring *ring)
 {
 	struct blkif_back_ring *br = &ring->br.native;
 	struct xblk_req_limits lim;
+	unsigned int nr = 0, put_off = 0;
+	struct list_head *pos;
 	LIST_HEAD(pass);
 	RING_IDX rc, rp;
 	bool took = false;
 
 	ring->blocked = false;
-	ring->starved = false;
-	if (ring->halted)
+	if (ring->starved && time_before(jiffies, ring->retry_at)) {
+		ring->blocked = true;	/* backing off: nothing is set up */
 		return false;
+	}
+	ring->starved = false;
+	if (!list_empty(&ring->retry)) {
+		if (!xbb_ring_retry(ring, &pass))
+			ring->starved = true;
+		took = !list_empty(&pass);
+		if (ring->starved)
+			goto out_dispatch;
+	}
+	if (ring->halted)
+		goto out_dispatch;
 
 	rp = READ_ONCE(br->sring->req_prod);
 	virt_rmb(); /* see the requests up to rp */
 	rc = br->req_cons;
 	if (!xblk_req_prod_sane(rp, rc, br->rsp_prod_pvt, RING_SIZE(br))) {
 		xbb_ring_halt(ring, rp);
-		return false;
+		goto out_dispatch;
 	}
 
 	xbb_ring_limits(ring, &lim);
@@ -259,8 +324,25 @@ static bool xbb_ring_consume(struct xbb_ring *ring)
 		took = true;
 	}
 
-	if (!list_empty(&pass))
-		xbb_io_dispatch(ring, &pass);
+out_dispatch:
+	list_for_each(pos, &pass)
+		nr++;
+	if (nr) {
+		put_off = xbb_io_dispatch(ring, &pass);
+		if (put_off)
+			ring->starved = true;
+	}
+	if (ring->starved) {
+		/* The delay grows only while nothing at all can be set up. */
+		ring->blocked = true;
+		ring->backoff = xblk_backoff_next(nr > put_off ? 0 :
+						  ring->backoff,
+						  XBB_BACKOFF_MIN,
+						  XBB_BACKOFF_MAX);
+		ring->retry_at = jiffies + ring->backoff;
+	} else {
+		ring->backoff = 0;
+	}
 	return took;
 }
 
@@ -302,11 +384,12 @@ static void xbb_ring_round(struct xbb_ring *ring, bool timed_out)
 	/*
 	 * An event is spurious only if no request came since the last EOI:
 	 * a round woken by a completion often takes the requests whose event
-	 * is handled in the next round.  (Spurious EOIs make Xen delay the
-	 * event channel, up to a second.)  A halted ring owes nothing: its
-	 * event channel stays masked.
+	 * is handled in the next round, and a blocked round leaves requests
+	 * for later.  (Spurious EOIs make Xen delay the event channel, up to
+	 * a second.)  A halted ring owes nothing: its event channel stays
+	 * masked.
 	 */
-	ring->took_since_eoi |= took;
+	ring->took_since_eoi |= took || ring->blocked;
 	if (event && !ring->halted) {
 		xen_irq_lateeoi(ring->irq, ring->took_since_eoi ? 0 :
 				XEN_EOI_FLAG_SPURIOUS);
@@ -324,6 +407,7 @@ static bool xbb_ring_has_work(struct xbb_ring *ring)
 /* Wait for every request in flight, answer it, then drop every grant. */
 static void xbb_ring_drain(struct xbb_ring *ring)
 {
+	xbb_ring_fail_retry(ring);
 	while (ring->inflight) {
 		if (!wait_event_idle_timeout(ring->wq,
 					     !llist_empty(&ring->done),
@@ -371,11 +455,12 @@ static int xbb_ring_thread(void *arg)
 	struct xbb_ring *ring = arg;
 
 	while (!kthread_should_stop()) {
-		long timeout = ring->starved && !ring->inflight ?
-			       XBB_RETRY_TIMEOUT : XBB_IDLE_TIMEOUT;
-		bool idle, polled = false;
+		long timeout = XBB_IDLE_TIMEOUT;
+		bool idle, polled = false, backing_off = ring->starved;
 
-		if (ring->deferred)
+		if (ring->starved)
+			timeout = max_t(long, 1, (long)(ring->retry_at - jiffies));
+		else if (ring->deferred)
 			timeout = XBB_POLL_TIMEOUT;
 		idle = !wait_event_idle_timeout(ring->wq,
 						xbb_ring_has_work(ring),
@@ -386,6 +471,8 @@ static int xbb_ring_thread(void *arg)
 			polled = true;	/* not idle: nothing completed */
 			idle = false;
 		}
+		if (backing_off)
+			idle = false;	/* the backoff ended: not idle either */
 		if (idle && !ring->starved)
 			ring->idle_round = true;
 		xbb_ring_round(ring, polled);
@@ -430,6 +517,8 @@ int xbb_ring_map(struct xbb_ring *ring, const grant_ref_t *grefs,
 	init_waitqueue_head(&ring->wq);
 	init_llist_head(&ring->done);
 	INIT_LIST_HEAD(&ring->free_reqs);
+	INIT_LIST_HEAD(&ring->retry);
+	ring->backoff = 0;
 	ring->max_pgrants = be->persistent ? be->params.max_pgrants : 0;
 	/* Always room for one largest request: 4096 segments + 8 pages. */
 	ring->max_pages = max(be->params.max_inflight_pages,

@@ -57,6 +57,8 @@ XBB_STAT_ATTR(ds_req);
 XBB_STAT_ATTR(err_req);
 XBB_STAT_ATTR(io_err);
 XBB_STAT_ATTR(oo_req);
+XBB_STAT_ATTR(map_retry);
+XBB_STAT_ATTR(map_again);
 XBB_STAT_ATTR(rd_sect);
 XBB_STAT_ATTR(wr_sect);
 XBB_STAT_ATTR(ds_sect);
@@ -90,6 +92,8 @@ static struct attribute *xbb_stat_attrs[] = {
 	&dev_attr_err_req.attr.attr,
 	&dev_attr_io_err.attr.attr,
 	&dev_attr_oo_req.attr.attr,
+	&dev_attr_map_retry.attr.attr,
+	&dev_attr_map_again.attr.attr,
 	&dev_attr_rd_sect.attr.attr,
 	&dev_attr_wr_sect.attr.attr,
 	&dev_attr_ds_sect.attr.attr,

@@ -120,6 +120,14 @@ MUTANTS = [
      'x86_32 indirect segment count truncated'),
     ('request.h', 'u8 nr_segments;\n\tu16 handle;\n\tu64 id;', 'u16 handle;\n\tu8 nr_segments;\n\tu64 id;',
      'x86_32 rw header fields swapped'),
+    ('retry.h', '\tcase GNTST_no_device_space:\t/* our maptrack table is full */\n', '',
+     'a full maptrack table fails the request'),
+    ('retry.h', '\tcase GNTST_eagain:\t\t/* page being paged in: try again */\n', '\tcase GNTST_bad_gntref:\n',
+     'a bad grant reference is retried forever'),
+    ('retry.h', 'if (cur >= hi / 2)\n\t\treturn hi;\n', '',
+     'backoff overshoots its maximum'),
+    ('retry.h', 'return one_in && count % one_in == 0;', 'return count % (one_in + 1) == 0;',
+     'fault injection not off at 0'),
 ]
 
 
