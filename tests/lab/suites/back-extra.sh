@@ -23,6 +23,22 @@
 #                    those blocks only, nothing hangs, the disk works again once healed
 #   rmmod            rmmod of either module is refused while a disk is attached, the disk
 #                    keeps working; after the detach both unload and reload
+#   mapfail-*        the fail_map test knob (fault injection) at 3: one page reservation or
+#                    grant map batch in three fails "for now"; fio write+verify with 6 jobs
+#                    (4k/64k random, 1M sequential, 44 MiB) passes with no error, the
+#                    backend's map_retry grows and io_err/err_req do not; after the detach
+#                    nothing is mapped. mapfail-ours runs without persistent grants (every
+#                    segment mapped per request: map_again must grow too; fio writes half
+#                    as much, as it is ~3x slower), mapfail-intree
+#                    with them. mapfail-ours then tears down during a backoff: a
+#                    second guest (gd) with I/O in flight and fail_map=1 (every request waits)
+#                    is destroyed; the backend answers the waiting requests, frees everything,
+#                    the domain goes away
+#   mempressure      dom0 memory filled (tmpfs) down to a few MiB above its high watermark
+#                    (XLAB_MEMPRESSURE_MARGIN_KB, 4096) while the guest runs the same fio
+#                    write+verify (xblkfront): it passes with no error, dom0 has no kernel
+#                    problem; the lowest MemFree seen and the backend's map_retry/oo_req
+#                    are noted; nothing is mapped after the detach
 # "ours" uses xblkfront (skipped when not built), "intree" the guest's xen-blkfront.
 . /lab/dom0.sh
 . /lab/cases.sh
@@ -388,6 +404,199 @@ c_dmerror() {
 	case_ok && case_note "failing half: $r0, EIO in the guest, backend io_err $e0 -> $e1; healed: write+verify at block $blk passed, io_err $r1"
 }
 
+# mapfail_fio [DIV]: the mapfail/mempressure workload, 6 fio jobs at once, each on its own
+# region (so that the verify of one never reads blocks another rewrote), write then verify
+# (crc32c), O_DIRECT: 3 x 4 MiB of 4 KiB random writes, 16 MiB of 64 KiB random writes,
+# 2 x 8 MiB of 1 MiB sequential writes (indirect requests with xblkfront), 44 MiB in all;
+# every size divided by DIV (1, 2 or 4)
+mapfail_fio() {
+	local d=${1:-1}
+	echo "xfio mapfail --ioengine=libaio --direct=1 --filename=/dev/xvdb \
+	--verify=crc32c --do_verify=1 --verify_fatal=1 --randrepeat=0 \
+	--name=r4k --rw=randwrite --bs=4k --size=$((4 / d))M --iodepth=16 --numjobs=3 --offset=0 --offset_increment=8M \
+	--name=r64k --rw=randwrite --bs=64k --size=$((16 / d))M --iodepth=8 --offset=32M \
+	--name=s1m --rw=write --bs=1M --size=$((8 / d))M --iodepth=4 --numjobs=2 --offset=64M --offset_increment=16M"
+}
+FAIL_MAP=/sys/module/xblkback/parameters/fail_map
+
+# fio_errs: the XLAB-FIO lines of the last g_run whose job had rc or err not 0 (none: empty)
+fio_errs() { grep -o 'XLAB-FIO [^ ]* rc=[^ ]* err=[^ ]*' "$G_OUT" | grep -v 'rc=0 err=0$'; }
+
+# c_mapfail FRONT [BACKEND-PARAMS...]: fail_map=3 under fio write+verify (with
+# feature_persistent=0 every segment is mapped per request, so grant maps must have failed
+# too, not only page reservations; that is ~3x slower, so fio writes half as much, 22 MiB);
+# then (xblkfront) destroy during a backoff
+c_mapfail() {   # FRONT [BACKEND-PARAMS...]
+	local fe=$1 r0 r1 a0 a1 e0 e1 q0="" q1="" st n iops div=1
+	shift
+	[[ " $* " == *" feature_persistent=0 "* ]] && div=2
+	be_use "$BACK" "$@" || return 1
+	[ -w $FAIL_MAP ] || { case_fail "no writable $FAIL_MAP"; return 1; }
+	echo 0 > $FAIL_MAP
+	fe_use "$G" "$fe" || return 1
+	no_leak "before" || return 1
+	disk_attach "$G" nullb0 xvdb || return 1
+	r0=$(be_stat "$G" xvdb map_retry) a0=$(be_stat "$G" xvdb map_again)
+	e0="io_err=$(be_stat "$G" xvdb io_err) err_req=$(be_stat "$G" xvdb err_req)"
+	[ -n "$r0" ] || { case_fail "backend has no statistics/map_retry"; return 1; }
+	[ -n "${FI_q_errors:-}" ] && q0=$FI_q_errors
+	echo 3 > $FAIL_MAP || { case_fail "cannot set fail_map=3"; return 1; }
+	g_run -t 170 "$G" "$(mapfail_fio $div)"
+	echo 0 > $FAIL_MAP
+	[ "$G_RC" = 0 ] && [ -z "$(fio_errs)" ] ||
+		case_fail "fio write+verify with fail_map=3: rc $G_RC $(fio_errs | tr '\n' ' ')$(g_out | grep -iE 'error|verify' | head -3 | tr '\n' '|' | cut -c1-300)"
+	iops=$(grep -o 'XLAB-FIO mapfail/r4k .*' "$G_OUT" | grep -o 'write_iops=[0-9]*' | cut -d= -f2 | tr '\n' '+')
+	r1=$(be_stat "$G" xvdb map_retry) a1=$(be_stat "$G" xvdb map_again)
+	e1="io_err=$(be_stat "$G" xvdb io_err) err_req=$(be_stat "$G" xvdb err_req)"
+	st=$(be_stats "$G" xvdb)
+	[ "${r1:-0}" -gt "$r0" ] || case_fail "backend map_retry did not grow ($r0 -> $r1)"
+	if [[ " $* " == *" feature_persistent=0 "* ]]; then
+		[ "${a1:-0}" -gt "${a0:-0}" ] || case_fail "backend map_again did not grow ($a0 -> $a1) without persistent grants"
+	fi
+	[ "$e1" = "$e0" ] || case_fail "backend error counters moved: $e0 -> $e1"
+	if [ -n "$q0" ] && feinfo "$G" xvdb; then
+		q1=$FI_q_errors
+		[ "$q1" = "$q0" ] || case_fail "xblkfront counted errors: $q0 -> $q1"
+	fi
+	case_note "backend ${*:-defaults}, fail_map=3: fio $((44 / div)) MiB write+verify passed (4k write IOPS ${iops%+}), map_retry $r0 -> $r1, map_again $a0 -> $a1, oo_req $(be_stat "$G" xvdb oo_req), $e1${q1:+, frontend errors $q1}"
+	log "mapfail: backend stats after fio: $st"
+	disk_detach "$G" xvdb || return 1
+	no_leak "after the detach" || return 1
+	case_ok || return 1
+	[ "$fe" = xblkfront ] || return 0
+	mapfail_destroy
+	n=$?
+	echo 0 > $FAIL_MAP
+	return $n
+}
+
+# mapfail_destroy: a guest with I/O in flight, fail_map=1 so that every request waits for a
+# retry, is destroyed: the ring threads must stop during the backoff, answer what waits,
+# unmap everything; the vbd and the domain go away
+mapfail_destroy() {
+	local q=gd domid dev j jw r0 r1="" w0 w1
+	guest_create "$q" 2 384 "format=raw,vdev=xvdb,access=rw,target=$(backing nullb1)" ||
+		{ case_fail "could not create guest $q"; return 1; }
+	domid=${G_DOMID[$q]}
+	dev=/sys/bus/xen-backend/devices/vbd-$domid-$(vdev_devid xvdb)
+	fe_use "$q" xblkfront || { guest_destroy "$q"; return 1; }
+	g_ok "$q" "waitdev /dev/xvdb 45 && (fio --name=bg --filename=/dev/xvdb --ioengine=libaio --direct=1 \
+		--rw=randrw --bs=64k --iodepth=16 --size=32M --time_based --runtime=600 >/dev/null 2>&1 &) && sleep 3" ||
+		{ guest_destroy "$q"; return 1; }
+	r0=$(cat "$dev/statistics/map_retry" 2>/dev/null)
+	w0=$(cat "$dev/statistics/wr_req" 2>/dev/null)
+	echo 1 > $FAIL_MAP
+	# wait until requests are waiting: map_retry grows while no request completes
+	j=0
+	while [ $j -lt 20 ]; do
+		sleep 0.5; j=$((j + 1))
+		r1=$(cat "$dev/statistics/map_retry" 2>/dev/null)
+		[ "${r1:-0}" -gt "${r0:-0}" ] && [ $j -ge 4 ] && break
+	done
+	w1=$(cat "$dev/statistics/wr_req" 2>/dev/null)
+	jw=$j
+	[ "${r1:-0}" -gt "${r0:-0}" ] ||
+		{ case_fail "gd: map_retry did not grow with fail_map=1 ($r0 -> $r1)"; guest_destroy "$q"; return 1; }
+	log "mapfail destroy: d$domid map_retry $r0 -> $r1, wr_req $w0 -> $w1, grants_mapped=$(cat $DRV/grants_mapped) pages_in_use=$(cat $DRV/pages_in_use); destroying"
+	guest_destroy "$q"
+	j=0
+	while [ -e "$dev" ] && [ $j -lt 100 ]; do sleep 0.2; j=$((j + 1)); done
+	[ -e "$dev" ] && { case_fail "backend device ${dev##*/} still there 20 s after the destroy (fail_map=1)"; return 1; }
+	echo 0 > $FAIL_MAP
+	j=0
+	while xenstore-exists "/local/domain/0/backend/vbd/$domid" 2>/dev/null && [ $j -lt 100 ]; do
+		sleep 0.2; j=$((j + 1))
+	done
+	xenstore-exists "/local/domain/0/backend/vbd/$domid" 2>/dev/null &&
+		{ case_fail "backend/vbd/$domid still in xenstore 20 s after the destroy"; return 1; }
+	no_leak "after destroying gd during a backoff" || return 1
+	j=0
+	while xl list 2>/dev/null | awk -v d="$domid" '$2 == d {f = 1} END {exit !f}' && [ $j -lt 100 ]; do
+		sleep 0.2; j=$((j + 1))
+	done
+	xl list 2>/dev/null | awk -v d="$domid" '$2 == d {f = 1} END {exit !f}' &&
+		{ case_fail "domain $domid still exists 20 s after the destroy"; return 1; }
+	case_note "destroy of d$domid during a backoff (fail_map=1, map_retry $r0 -> $r1 in ${jw}x0.5 s, wr_req $w0 -> $w1): vbd and domain gone, grants_mapped=0 pages_in_use=0"
+}
+
+# mem_free_kb: dom0's MemFree in KiB (a builtin read: no fork under memory pressure)
+mem_free_kb() {
+	local k v _u
+	while read -r k v _u; do
+		[ "$k" = MemFree: ] && { echo "$v"; return; }
+	done < /proc/meminfo
+}
+
+# mem_fill TARGET_KB: fill a tmpfs at $FILL until dom0's MemFree is at most TARGET_KB (in steps
+# of at most 32 MiB, smaller near the target); mem_unfill: give it back
+FILL=/mnt/xlab-fill
+mem_fill() {
+	local free n i=0
+	mkdir -p $FILL && mount -t tmpfs -o size=2048m xlab-fill $FILL || return 1
+	while [ $i -lt 200 ]; do
+		free=$(mem_free_kb)
+		[ "$free" -le "$1" ] && return 0
+		n=$(((free - $1) / 1024 / 2))
+		[ "$n" -gt 32 ] && n=32
+		[ "$n" -lt 1 ] && n=1
+		dd if=/dev/zero of=$FILL/f$i bs=1M count=$n 2>/dev/null || return 0
+		i=$((i + 1))
+	done
+}
+mem_unfill() {
+	rm -f $FILL/f* 2>/dev/null
+	umount $FILL 2>/dev/null
+}
+
+# c_mempressure FRONT: fio write+verify while dom0 has only a few MiB free
+c_mempressure() {   # FRONT
+	local high min target r0 r1 o0 o1 e0 e1 f0 lo st pid
+	be_use "$BACK" || return 1
+	fe_use "$G" "$1" || return 1
+	no_leak "before" || return 1
+	disk_attach "$G" nullb0 xvdb || return 1
+	# once without pressure: null_blk allocates its pages for these blocks now, not later
+	g_ok -t 170 "$G" "$(mapfail_fio)" || { case_fail "fio write+verify failed before any pressure"; return 1; }
+	r0=$(be_stat "$G" xvdb map_retry) o0=$(be_stat "$G" xvdb oo_req)
+	e0="io_err=$(be_stat "$G" xvdb io_err) err_req=$(be_stat "$G" xvdb err_req)"
+	high=$(awk '$1 == "high" { s += $2 } END { print s * 4 }' /proc/zoneinfo)
+	min=$(cat /proc/sys/vm/min_free_kbytes)
+	target=$((high + ${XLAB_MEMPRESSURE_MARGIN_KB:-4096}))
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	f0=$(mem_free_kb)
+	mem_fill "$target" || { mem_unfill; case_fail "could not fill dom0 memory (tmpfs at $FILL)"; return 1; }
+	lo=$(mem_free_kb)
+	log "mempressure: MemFree $f0 -> $lo KiB (target $target = high watermarks $high + margin; min_free_kbytes $min)"
+	# the lowest MemFree while the guest works, sampled without forking much
+	rm -f $LAB_TMP/mp.lo $LAB_TMP/mp.stop
+	(
+		l=$lo
+		while [ ! -e $LAB_TMP/mp.stop ]; do
+			v=$(mem_free_kb)
+			[ "$v" -lt "$l" ] && { l=$v; echo "$l" > $LAB_TMP/mp.lo; }
+			sleep 0.5
+		done
+	) &
+	pid=$!
+	g_run -t 170 "$G" "$(mapfail_fio)"
+	touch $LAB_TMP/mp.stop
+	mem_unfill
+	wait "$pid"
+	rm -f $LAB_TMP/mp.stop
+	[ -s $LAB_TMP/mp.lo ] && lo=$(cat $LAB_TMP/mp.lo)
+	[ "$G_RC" = 0 ] && [ -z "$(fio_errs)" ] ||
+		case_fail "fio write+verify under memory pressure: rc $G_RC $(fio_errs | tr '\n' ' ')$(g_out | grep -iE 'error|verify' | head -3 | tr '\n' '|' | cut -c1-300)"
+	r1=$(be_stat "$G" xvdb map_retry) o1=$(be_stat "$G" xvdb oo_req)
+	e1="io_err=$(be_stat "$G" xvdb io_err) err_req=$(be_stat "$G" xvdb err_req)"
+	st=$(be_stats "$G" xvdb)
+	[ "$e1" = "$e0" ] || case_fail "backend error counters moved: $e0 -> $e1"
+	log "mempressure: backend stats: $st"
+	case_note "dom0 MemFree $f0 KiB -> $lo KiB at the lowest (high watermarks $high KiB, min_free_kbytes $min) during fio 44 MiB write+verify: passed, map_retry $r0 -> $r1, oo_req $o0 -> $o1, $e1"
+	disk_detach "$G" xvdb || return 1
+	no_leak "after the detach" || return 1
+}
+
 # c_rmmod: unloading either module with a disk attached is refused (xenbus holds a module
 # reference for every bound device) and the disk keeps working; after the detach both modules
 # unload and load again, and a new attach works.
@@ -441,6 +650,10 @@ if suite_begin; then
 	[ -f /extra/xblkfront.ko ] && want dmerror-ours && run_case dmerror-ours c_dmerror xblkfront
 	want dmerror-intree && run_case dmerror-intree c_dmerror xen-blkfront
 	[ -f /extra/xblkfront.ko ] && want rmmod && run_case rmmod c_rmmod
+	[ -f /extra/xblkfront.ko ] && want mapfail-ours && run_case mapfail-ours c_mapfail xblkfront feature_persistent=0
+	want mapfail-intree && run_case mapfail-intree c_mapfail xen-blkfront
+	want mempressure && run_case mempressure c_mempressure "$([ -f /extra/xblkfront.ko ] && echo xblkfront || echo xen-blkfront)"
+	[ -w "$FAIL_MAP" ] && echo 0 > $FAIL_MAP
 else
 	case_begin setup; case_fail "suite setup failed"; case_end
 fi
