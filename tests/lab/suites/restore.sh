@@ -8,15 +8,17 @@
 # The null_blk completes each request after XLAB_RESTORE_NSEC (default 300 ms), so that
 # requests are in flight when the guest suspends (with a fast disk they all complete while
 # the guest's processes are being frozen, and nothing is left to replay).
-# The guest runs fio randwrite with verify_backlog (every written block is read back and
-# checked, crc32c, fatal on mismatch) for the whole case. XLAB_RESTORE_CYCLES times (default
+# The guest runs xlab-ackw (tests/lab/tools/, see suite lifecycle) for the whole case: 8
+# processes write self-describing blocks with O_DIRECT and log every acknowledged write on the
+# guest's tmpfs (which the save/restore keeps). XLAB_RESTORE_CYCLES times (default
 # 3; the long variant: 10): `xl save` (the domain is suspended with requests in flight and
 # destroyed), the backend is reloaded with other parameters (queues 4 -> 1 -> 2, ring order
 # 0 -> 2 -> 1, cycling), `xl restore`. After every restore the frontend must have reconnected
 # with the new backend's queue count and ring order (xenstore), fio must still be running, and
-# dom0 must hold no grant of the old domain. At the end fio is stopped: zero errors, and it
-# must have verified data written both before and after the restores. The guest's kernel log
-# must be clean (run_case), and for xblkfront it must say how many requests were replayed.
+# dom0 must hold no grant of the old domain, and no writer may have had an error. At the end
+# the writers are stopped and every block whose last write was acknowledged must hold exactly
+# that write (xlab-ackw verify). The guest's kernel log must be clean (run_case), and
+# xblkfront must have replayed requests in at least one restore.
 . /lab/dom0.sh
 . /lab/cases.sh
 G=g1 BACK=xblkback
@@ -58,13 +60,14 @@ cycle_params() {
 }
 
 c_restore() {
-	local front=$1 i q o nq no t0 ts tr sav=$LAB_TMP/$G.save seen="" fioout
+	local front=$1 i q o nq no t0 ts tr sav=$LAB_TMP/$G.save seen="" runid acked bad
 	read -r q o < <(cycle_params 0)
 	be_use $BACK max_queues=$q max_ring_page_order=$o || return 1
 	fe_use "$G" "$front" || return 1
 	slow_disk || { case_fail "cannot create the slow null_blk (configfs)"; return 1; }
 	disk_attach "$G" /dev/$SLOW xvdb || return 1
-	g_ok "$G" "rm -f /tmp/rs.rc /tmp/rs.log; (fio --name=rs --filename=/dev/xvdb --ioengine=libaio --direct=1 --rw=randwrite --bs=4k --iodepth=16 --numjobs=2 --size=48M --offset_increment=48M --time_based --runtime=3600 --verify=crc32c --verify_backlog=64 --verify_fatal=1 --group_reporting > /tmp/rs.log 2>&1; echo \$? > /tmp/rs.rc) & sleep 4; pidof fio" || return 1
+	runid=$((RANDOM * 32768 + RANDOM))
+	g_ok "$G" "rm -rf /tmp/ackw /tmp/ackw.out /tmp/ackw.rc; mkdir -p /tmp/ackw; (xlab-ackw write -d /dev/xvdb -r $runid -c 1 -l /tmp/ackw -j 8 -m 8 -t 3600 > /tmp/ackw.out 2>&1; echo \$? > /tmp/ackw.rc) & sleep 4; grep -c '^A ' /tmp/ackw/job0.log" || return 1
 	nq=$(xs_front "$G" xvdb multi-queue-num-queues) no=$(xs_front "$G" xvdb ring-page-order)
 	seen="${nq:-1}/${no:-0}"
 	for i in $(seq 1 "$CYCLES"); do
@@ -85,10 +88,10 @@ c_restore() {
 		tr=$((SECONDS - t0))
 		rm -f "$sav"
 		guest_rehook "$G" || { case_fail "cycle $i: $G gone after restore"; return 1; }
-		# the agent answers again, the disk is back and fio still runs
-		g_ok -t 180 "$G" "waitdev /dev/xvdb 60; echo FIO-PIDS \$(pidof fio); [ -f /tmp/rs.rc ] && echo FIO-RC \$(cat /tmp/rs.rc); true" || return 1
-		grep -q '^FIO-PIDS [0-9]' "$G_OUT" && ! grep -q '^FIO-RC' "$G_OUT" ||
-			{ case_fail "cycle $i: fio is not running after restore: $(g_out | tail -3 | tr '\n' '|')"; return 1; }
+		# the agent answers again, the disk is back and the writers still write
+		g_ok -t 180 "$G" "waitdev /dev/xvdb 60; echo WRITERS \$(pidof xlab-ackw | wc -w); [ -f /tmp/ackw.rc ] && echo WRITERS-RC \$(cat /tmp/ackw.rc); grep -h '^E ' /tmp/ackw/*.log | head -3; true" || return 1
+		grep -q '^WRITERS 9$' "$G_OUT" && ! grep -qE '^(WRITERS-RC|E )' "$G_OUT" ||
+			{ case_fail "cycle $i: the writers did not survive the restore: $(g_out | tail -4 | tr '\n' '|')"; return 1; }
 		# wait for the frontend to reach Connected with the new backend
 		local st k=0
 		while st=$(xs_front "$G" xvdb state) && [ "$st" != 4 ] && [ $k -lt 60 ]; do sleep 1; k=$((k + 1)); done
@@ -104,14 +107,18 @@ c_restore() {
 		# let I/O run on the new rings for a while
 		sleep 5
 	done
-	# (fio exits 128+2 on the SIGINT; its own verdict is err=)
-	g_run -t 120 "$G" "kill -INT \$(pidof fio); while [ ! -f /tmp/rs.rc ]; do sleep 1; done; grep -iE 'err=|verify|bad|read:|write:' /tmp/rs.log | head -12"
-	fioout=$(g_out | tr '\n' '|' | cut -c1-400)
-	grep -qiE 'err= *[1-9]|verify: bad|bad magic|verify failed' "$G_OUT" && case_fail "fio reported errors: $fioout"
-	grep -q 'err= *0' "$G_OUT" || case_fail "no fio result: $fioout"
-	# verify_backlog reads back what was written: no reads, nothing was verified
-	grep -qE '^ *read: IOPS=[0-9]' "$G_OUT" || case_fail "fio verified nothing (no reads): $fioout"
-	case_note "fio: $(grep -oE '(read|write): IOPS=[^,]*, BW=[^ ]*' "$G_OUT" | tr '\n' ' ')"
+	# stop the writers (a log line cut by the kill counts as not acknowledged), then check
+	# every acknowledged write
+	g_run -t 120 "$G" "kill \$(pidof xlab-ackw); while [ ! -f /tmp/ackw.rc ]; do sleep 1; done; grep -h '^E ' /tmp/ackw/*.log | head -3"
+	grep -q '^E ' "$G_OUT" && case_fail "a writer had an I/O error: $(grep '^E ' "$G_OUT" | tr '\n' '|')"
+	g_run -t 300 "$G" "xlab-ackw verify -d /dev/xvdb -r $runid -c 1 -l /tmp/ackw"
+	grep -q '^XLAB-ACKV cycle' "$G_OUT" ||
+		{ case_fail "verify did not run (rc=$G_RC): $(grep -v '^XLAB-G' "$G_OUT" | tail -2 | tr '\n' '|')"; return 1; }
+	acked=$(g_field acked_blocks) bad=$(g_field bad)
+	[ "${acked:-0}" -gt 0 ] || case_fail "no write was acknowledged (the check proves nothing)"
+	[ "$G_RC" = 0 ] && [ "$bad" = 0 ] ||
+		case_fail "$bad acknowledged blocks not on the disk as written: $(grep '^XLAB-ACKV-BAD' "$G_OUT" | head -2 | tr '\n' '|' | cut -c1-300)"
+	case_note "$(grep -o 'XLAB-ACKV cycle.*' "$G_OUT" | cut -c11-200)"
 	g_run "$G" "dmesg | grep -iE 'replay|resum|reconnect' | tail -$((CYCLES * 2 + 2))"
 	if [ "$front" = xblkfront ]; then
 		local n
