@@ -319,15 +319,23 @@ c_sched() {
 
 # c_bounce (xblkfront): trusted=0 against a backend without persistent grants: the data goes
 # through the frontend's bounce pages (xblk/bounce=1, persistent=0), write+verify passes
-# untrusted: the toolstack, not the module parameter, says the backend is not trusted (xl's
-# "untrusted" disk flag writes trusted=0 in the frontend's directory): bounce pages
+# untrusted: the toolstack, not the module parameter, says the backend is not trusted: a
+# "trusted" key = 0 in the frontend's directory (libxl writes it for an "untrusted" disk from
+# Xen 4.16 on with the XSA-403 patches; Debian's xl 4.17 does not know the flag, so dom0 writes
+# the key itself, as the toolstack would, before the frontend binds): bounce pages
 c_untrusted() {
-	local t
+	local t dir
 	be_use "$BACK" feature_persistent=0 || return 1
+	g_ok "$G" fe_unload || return 1
+	log "xl block-attach $G (no frontend loaded) + trusted=0"
+	timeout 90 xl block-attach "$G" "format=raw,vdev=xvdb,access=rw,target=$(backing nullb0)" ||
+		{ case_fail "xl block-attach failed"; return 1; }
+	CASE_DISKS+=("$G:xvdb")
+	dir=/local/domain/${G_DOMID[$G]}/device/vbd/$(vdev_devid xvdb)
+	xenstore-write "$dir/trusted" 0 || { case_fail "cannot write $dir/trusted"; return 1; }
 	fe_use "$G" "$FRONT" || return 1
-	disk_attach "$G" nullb0 xvdb untrusted || return 1
+	g_ok "$G" "waitdev /dev/xvdb 45" || return 1
 	t=$(xs_front "$G" xvdb trusted)
-	[ "$t" = 0 ] || case_fail "xl did not write trusted=0 for an untrusted disk (got '$t')"
 	fio_case "$G" xvdb || return 1
 	feinfo "$G" xvdb
 	fe_expect "bounce pages" bounce 1
