@@ -10,7 +10,10 @@
 # the guest's processes are being frozen, and nothing is left to replay).
 # The guest runs xlab-ackw (tests/lab/tools/, see suite lifecycle) for the whole case: 8
 # processes write self-describing blocks with O_DIRECT and log every acknowledged write on the
-# guest's tmpfs (which the save/restore keeps). XLAB_RESTORE_CYCLES times (default
+# guest's tmpfs (which the save/restore keeps) on the first 64 MiB of the disk; fio writes
+# the other 64 MiB with libaio, 32 deep: its process freezes for the save while its requests
+# stay in flight (xlab-ackw's synchronous writes hold the freezer until they complete, so
+# they alone leave nothing to replay). XLAB_RESTORE_CYCLES times (default
 # 3; the long variant: 10): `xl save` (the domain is suspended with requests in flight and
 # destroyed), the backend is reloaded with other parameters (queues 4 -> 1 -> 2, ring order
 # 0 -> 2 -> 1, cycling), `xl restore`. After every restore the frontend must have reconnected
@@ -67,7 +70,7 @@ c_restore() {
 	slow_disk || { case_fail "cannot create the slow null_blk (configfs)"; return 1; }
 	disk_attach "$G" /dev/$SLOW xvdb || return 1
 	runid=$((RANDOM * 32768 + RANDOM))
-	g_ok "$G" "rm -rf /tmp/ackw /tmp/ackw.out /tmp/ackw.rc; mkdir -p /tmp/ackw; (xlab-ackw write -d /dev/xvdb -r $runid -c 1 -l /tmp/ackw -j 8 -m 8 -t 3600 > /tmp/ackw.out 2>&1; echo \$? > /tmp/ackw.rc) & sleep 4; grep -c '^A ' /tmp/ackw/job0.log" || return 1
+	g_ok "$G" "rm -rf /tmp/ackw /tmp/ackw.out /tmp/ackw.rc; mkdir -p /tmp/ackw; (xlab-ackw write -d /dev/xvdb -r $runid -c 1 -l /tmp/ackw -j 8 -m 8 -t 3600 > /tmp/ackw.out 2>&1; echo \$? > /tmp/ackw.rc) & rm -f /tmp/rs.rc; (fio --name=inflight --filename=/dev/xvdb --ioengine=libaio --direct=1 --rw=randwrite --bs=4k --iodepth=32 --offset=64M --size=64M --time_based --runtime=3600 > /tmp/rs.log 2>&1; echo \$? > /tmp/rs.rc) & sleep 4; grep -c '^A ' /tmp/ackw/job0.log; pidof fio" || return 1
 	nq=$(xs_front "$G" xvdb multi-queue-num-queues) no=$(xs_front "$G" xvdb ring-page-order)
 	seen="${nq:-1}/${no:-0}"
 	for i in $(seq 1 "$CYCLES"); do
@@ -89,8 +92,8 @@ c_restore() {
 		rm -f "$sav"
 		guest_rehook "$G" || { case_fail "cycle $i: $G gone after restore"; return 1; }
 		# the agent answers again, the disk is back and the writers still write
-		g_ok -t 180 "$G" "waitdev /dev/xvdb 60; echo WRITERS \$(pidof xlab-ackw | wc -w); [ -f /tmp/ackw.rc ] && echo WRITERS-RC \$(cat /tmp/ackw.rc); grep -h '^E ' /tmp/ackw/*.log | head -3; true" || return 1
-		grep -q '^WRITERS 9$' "$G_OUT" && ! grep -qE '^(WRITERS-RC|E )' "$G_OUT" ||
+		g_ok -t 180 "$G" "waitdev /dev/xvdb 60; echo WRITERS \$(pidof xlab-ackw | wc -w); [ -f /tmp/ackw.rc ] && echo WRITERS-RC \$(cat /tmp/ackw.rc); [ -f /tmp/rs.rc ] && echo FIO-RC \$(cat /tmp/rs.rc); grep -h '^E ' /tmp/ackw/*.log | head -3; true" || return 1
+		grep -q '^WRITERS 9$' "$G_OUT" && ! grep -qE '^(WRITERS-RC|FIO-RC|E )' "$G_OUT" ||
 			{ case_fail "cycle $i: the writers did not survive the restore: $(g_out | tail -4 | tr '\n' '|')"; return 1; }
 		# wait for the frontend to reach Connected with the new backend
 		local st k=0
@@ -109,8 +112,10 @@ c_restore() {
 	done
 	# stop the writers (a log line cut by the kill counts as not acknowledged), then check
 	# every acknowledged write
-	g_run -t 120 "$G" "kill \$(pidof xlab-ackw); while [ ! -f /tmp/ackw.rc ]; do sleep 1; done; grep -h '^E ' /tmp/ackw/*.log | head -3"
+	g_run -t 120 "$G" "kill \$(pidof xlab-ackw); kill -INT \$(pidof fio); while [ ! -f /tmp/ackw.rc ] || [ ! -f /tmp/rs.rc ]; do sleep 1; done; grep -h '^E ' /tmp/ackw/*.log | head -3; grep -E 'err=|write:' /tmp/rs.log"
 	grep -q '^E ' "$G_OUT" && case_fail "a writer had an I/O error: $(grep '^E ' "$G_OUT" | tr '\n' '|')"
+	# (fio exits 128+2 on the SIGINT; its verdict is err=)
+	grep -q 'err= *0' "$G_OUT" || case_fail "fio (libaio) had errors: $(grep -E 'err=' "$G_OUT" | head -2 | tr '\n' '|')"
 	g_run -t 300 "$G" "xlab-ackw verify -d /dev/xvdb -r $runid -c 1 -l /tmp/ackw"
 	grep -q '^XLAB-ACKV cycle' "$G_OUT" ||
 		{ case_fail "verify did not run (rc=$G_RC): $(grep -v '^XLAB-G' "$G_OUT" | tail -2 | tr '\n' '|')"; return 1; }
