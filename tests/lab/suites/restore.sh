@@ -5,29 +5,30 @@
 #   restore-ours     guest with xblkfront, disk on a memory-backed null_blk through xblkback
 #   restore-intree   the same with the in-tree xen-blkfront (interop reference)
 #
-# The null_blk completes each request after XLAB_RESTORE_NSEC (default 300 ms), so that
-# requests are in flight when the guest suspends (with a fast disk they all complete while
-# the guest's processes are being frozen, and nothing is left to replay).
-# The guest runs xlab-ackw (tests/lab/tools/, see suite lifecycle) for the whole case: 8
-# processes write self-describing blocks with O_DIRECT and log every acknowledged write on the
-# guest's tmpfs (which the save/restore keeps) on the first 64 MiB of the disk; fio writes
-# the other 64 MiB with libaio, 32 deep: its process freezes for the save while its requests
-# stay in flight (xlab-ackw's synchronous writes hold the freezer until they complete, so
-# they alone leave nothing to replay). XLAB_RESTORE_CYCLES times (default
-# 3; the long variant: 10): `xl save` (the domain is suspended with requests in flight and
-# destroyed), the backend is reloaded with other parameters (queues 4 -> 1 -> 2, ring order
-# 0 -> 2 -> 1, cycling), `xl restore`. After every restore the frontend must have reconnected
-# with the new backend's queue count and ring order (xenstore), fio must still be running, and
-# dom0 must hold no grant of the old domain, and no writer may have had an error. At the end
-# the writers are stopped and every block whose last write was acknowledged must hold exactly
-# that write (xlab-ackw verify). The guest's kernel log must be clean (run_case), and
-# xblkfront must have replayed requests in at least one restore.
+# Two disks, both through xblkback:
+#   xvdb  a memory-backed null_blk: xlab-ackw (tests/lab/tools/, see suite lifecycle) runs on
+#         it for the whole case: 8 processes write self-describing blocks with O_DIRECT and log
+#         every acknowledged write on the guest's tmpfs (which the save/restore keeps);
+#   xvdc  a null_blk that completes each request after XLAB_RESTORE_NSEC (default 3 s): fio
+#         writes it with libaio, 32 deep, and verifies (crc32c) after each 12 MiB pass. Its
+#         process freezes for the save while its requests stay in flight, so there is
+#         something to replay. (Synchronous writers hold the freezer until their I/O is done,
+#         and with a fast disk everything completes before the suspend: nothing to replay.)
+# XLAB_RESTORE_CYCLES times (default 3; the long variant: 10): `xl save` (the domain is
+# suspended with requests in flight and destroyed), the backend is reloaded with other
+# parameters (queues 4 -> 1 -> 2, ring order 0 -> 2 -> 1, cycling), `xl restore`. After every
+# restore the frontend must have reconnected with the new backend's queue count and ring
+# order (xenstore), both writers must still run (no I/O error, no verify error), and dom0 must
+# hold no grant of the old domain. At the end the writers are stopped and every block whose
+# last write was acknowledged must hold exactly that write (xlab-ackw verify); fio must end
+# with err=0. The guest's kernel log must be clean (run_case), and xblkfront must have
+# replayed requests in at least one restore.
 . /lab/dom0.sh
 . /lab/cases.sh
 G=g1 BACK=xblkback
 DRV=/sys/bus/xen-backend/drivers/xblkback
 CYCLES=${XLAB_RESTORE_CYCLES:-3}
-NSEC=${XLAB_RESTORE_NSEC:-300000000}
+NSEC=${XLAB_RESTORE_NSEC:-3000000000}
 SLOW=nbslow
 
 # slow_disk: a 128 MiB memory-backed null_blk (configfs) completing requests after $NSEC ns
@@ -68,9 +69,10 @@ c_restore() {
 	be_use $BACK max_queues=$q max_ring_page_order=$o || return 1
 	fe_use "$G" "$front" || return 1
 	slow_disk || { case_fail "cannot create the slow null_blk (configfs)"; return 1; }
-	disk_attach "$G" /dev/$SLOW xvdb || return 1
+	disk_attach "$G" nullb2 xvdb || return 1
+	disk_attach "$G" /dev/$SLOW xvdc || return 1
 	runid=$((RANDOM * 32768 + RANDOM))
-	g_ok "$G" "rm -rf /tmp/ackw /tmp/ackw.out /tmp/ackw.rc; mkdir -p /tmp/ackw; (xlab-ackw write -d /dev/xvdb -r $runid -c 1 -l /tmp/ackw -j 8 -m 8 -t 3600 > /tmp/ackw.out 2>&1; echo \$? > /tmp/ackw.rc) & rm -f /tmp/rs.rc; (fio --name=inflight --filename=/dev/xvdb --ioengine=libaio --direct=1 --rw=randwrite --bs=4k --iodepth=32 --offset=64M --size=64M --time_based --runtime=3600 > /tmp/rs.log 2>&1; echo \$? > /tmp/rs.rc) & sleep 4; grep -c '^A ' /tmp/ackw/job0.log; pidof fio" || return 1
+	g_ok "$G" "rm -rf /tmp/ackw /tmp/ackw.out /tmp/ackw.rc; mkdir -p /tmp/ackw; (xlab-ackw write -d /dev/xvdb -r $runid -c 1 -l /tmp/ackw -j 8 -m 8 -t 3600 > /tmp/ackw.out 2>&1; echo \$? > /tmp/ackw.rc) & rm -f /tmp/rs.rc; (fio --name=inflight --filename=/dev/xvdc --ioengine=libaio --direct=1 --rw=write --bs=128k --iodepth=32 --size=12M --loops=10000 --verify=crc32c --do_verify=1 --verify_fatal=1 > /tmp/rs.log 2>&1; echo \$? > /tmp/rs.rc) & sleep 4; grep -c '^A ' /tmp/ackw/job0.log; pidof fio" || return 1
 	nq=$(xs_front "$G" xvdb multi-queue-num-queues) no=$(xs_front "$G" xvdb ring-page-order)
 	seen="${nq:-1}/${no:-0}"
 	for i in $(seq 1 "$CYCLES"); do
@@ -92,7 +94,7 @@ c_restore() {
 		rm -f "$sav"
 		guest_rehook "$G" || { case_fail "cycle $i: $G gone after restore"; return 1; }
 		# the agent answers again, the disk is back and the writers still write
-		g_ok -t 180 "$G" "waitdev /dev/xvdb 60; echo WRITERS \$(pidof xlab-ackw | wc -w); [ -f /tmp/ackw.rc ] && echo WRITERS-RC \$(cat /tmp/ackw.rc); [ -f /tmp/rs.rc ] && echo FIO-RC \$(cat /tmp/rs.rc); grep -h '^E ' /tmp/ackw/*.log | head -3; true" || return 1
+		g_ok -t 180 "$G" "waitdev /dev/xvdb 60; waitdev /dev/xvdc 60; echo WRITERS \$(pidof xlab-ackw | wc -w); [ -f /tmp/ackw.rc ] && echo WRITERS-RC \$(cat /tmp/ackw.rc); [ -f /tmp/rs.rc ] && echo FIO-RC \$(cat /tmp/rs.rc); grep -h '^E ' /tmp/ackw/*.log | head -3; true" || return 1
 		grep -q '^WRITERS 9$' "$G_OUT" && ! grep -qE '^(WRITERS-RC|FIO-RC|E )' "$G_OUT" ||
 			{ case_fail "cycle $i: the writers did not survive the restore: $(g_out | tail -4 | tr '\n' '|')"; return 1; }
 		# wait for the frontend to reach Connected with the new backend
@@ -112,10 +114,11 @@ c_restore() {
 	done
 	# stop the writers (a log line cut by the kill counts as not acknowledged), then check
 	# every acknowledged write
-	g_run -t 120 "$G" "kill \$(pidof xlab-ackw); kill -INT \$(pidof fio); while [ ! -f /tmp/ackw.rc ] || [ ! -f /tmp/rs.rc ]; do sleep 1; done; grep -h '^E ' /tmp/ackw/*.log | head -3; grep -E 'err=|write:' /tmp/rs.log"
+	g_run -t 120 "$G" "kill \$(pidof xlab-ackw); kill -INT \$(pidof fio); while [ ! -f /tmp/ackw.rc ] || [ ! -f /tmp/rs.rc ]; do sleep 1; done; grep -h '^E ' /tmp/ackw/*.log | head -3; grep -E 'err=|write:|read:|verify' /tmp/rs.log"
 	grep -q '^E ' "$G_OUT" && case_fail "a writer had an I/O error: $(grep '^E ' "$G_OUT" | tr '\n' '|')"
 	# (fio exits 128+2 on the SIGINT; its verdict is err=)
 	grep -q 'err= *0' "$G_OUT" || case_fail "fio (libaio) had errors: $(grep -E 'err=' "$G_OUT" | head -2 | tr '\n' '|')"
+	case_note "fio on xvdc: $(grep -oE '(read|write): IOPS=[^,]*' "$G_OUT" | tr '\n' ' ')"
 	g_run -t 300 "$G" "xlab-ackw verify -d /dev/xvdb -r $runid -c 1 -l /tmp/ackw"
 	grep -q '^XLAB-ACKV cycle' "$G_OUT" ||
 		{ case_fail "verify did not run (rc=$G_RC): $(grep -v '^XLAB-G' "$G_OUT" | tail -2 | tr '\n' '|')"; return 1; }
@@ -124,7 +127,7 @@ c_restore() {
 	[ "$G_RC" = 0 ] && [ "$bad" = 0 ] ||
 		case_fail "$bad acknowledged blocks not on the disk as written: $(grep '^XLAB-ACKV-BAD' "$G_OUT" | head -2 | tr '\n' '|' | cut -c1-300)"
 	case_note "$(grep -o 'XLAB-ACKV cycle.*' "$G_OUT" | cut -c11-200)"
-	g_run "$G" "dmesg | grep -iE 'replay|resum|reconnect' | tail -$((CYCLES * 2 + 2))"
+	g_run "$G" "dmesg | grep -iE 'replay|resum|reconnect' | tail -$((CYCLES * 4 + 4))"
 	if [ "$front" = xblkfront ]; then
 		local n
 		n=$(grep -oE 'restored: [0-9]+ request' "$G_OUT" | grep -oE '[0-9]+' | tr '\n' ' ')
