@@ -317,6 +317,7 @@ void xbf_rings_free(struct xbf_info *info);
 int xbf_rings_write_keys(struct xbf_info *info, struct xenbus_transaction xbt);
 int xbf_ring_pools_alloc(struct xbf_ring *ring);
 void xbf_ring_kick(struct xbf_ring *ring);
+struct xbf_req *xbf_ring_take_inflight(struct xbf_ring *ring);
 struct xbf_req *xbf_ring_reclaim(struct xbf_ring *ring);
 
 /* grant.c */

@@ -464,26 +464,15 @@ void xbf_complete_list(struct xbf_ring *ring, struct xbf_req *list)
  */
 void xbf_fail_inflight(struct xbf_info *info)
 {
-	unsigned int r, id;
+	unsigned int r;
 
 	lockdep_assert_held(&info->mutex);
 	for (r = 0; r < info->nr_rings; r++) {
 		struct xbf_ring *ring = &info->rings[r];
-		struct xbf_req *done = NULL;
-		unsigned long flags;
+		struct xbf_req *done = xbf_ring_take_inflight(ring), *req;
 
-		spin_lock_irqsave(&ring->lock, flags);
-		for (id = 0; id < ring->nr_ids; id++) {
-			struct request *rq = ring->inflight[id];
-
-			if (!rq)
-				continue;
-			ring->inflight[id] = NULL;
-			xbf_req(rq)->rsp_status = BLKIF_RSP_ERROR;
-			xbf_req(rq)->next = done;
-			done = xbf_req(rq);
-		}
-		spin_unlock_irqrestore(&ring->lock, flags);
+		for (req = done; req; req = req->next)
+			req->rsp_status = BLKIF_RSP_ERROR;
 		xbf_complete_list(ring, done);
 	}
 }

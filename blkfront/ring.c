@@ -174,6 +174,36 @@ static enum hrtimer_restart xbf_poll_timer(struct hrtimer *t)
 }
 
 /**
+ * xbf_ring_take_inflight() - take every request still waiting on a ring
+ * @ring: the ring
+ *
+ * The requests are no longer in flight for the response path; they keep
+ * their grants.
+ *
+ * Context: any; takes xbf_ring.lock.
+ * Return: the requests chained through xbf_req.next, or NULL.
+ */
+struct xbf_req *xbf_ring_take_inflight(struct xbf_ring *ring)
+{
+	struct xbf_req *list = NULL;
+	unsigned long flags;
+	unsigned int id;
+
+	spin_lock_irqsave(&ring->lock, flags);
+	for (id = 0; id < ring->nr_ids; id++) {
+		struct request *rq = ring->inflight[id];
+
+		if (!rq)
+			continue;
+		ring->inflight[id] = NULL;
+		xbf_req(rq)->next = list;
+		list = xbf_req(rq);
+	}
+	spin_unlock_irqrestore(&ring->lock, flags);
+	return list;
+}
+
+/**
  * xbf_ring_reclaim() - take back the requests of a ring that is going away
  * @ring: the ring of a domain just restored (its backend is gone)
  *
@@ -186,9 +216,7 @@ static enum hrtimer_restart xbf_poll_timer(struct hrtimer *t)
  */
 struct xbf_req *xbf_ring_reclaim(struct xbf_ring *ring)
 {
-	struct xbf_req *list = NULL;
 	unsigned long flags;
-	unsigned int id;
 
 	hrtimer_cancel(&ring->poll_timer);
 	xbf_ring_poll(ring, true);
@@ -196,18 +224,9 @@ struct xbf_req *xbf_ring_reclaim(struct xbf_ring *ring)
 	hrtimer_cancel(&ring->poll_timer);
 
 	spin_lock_irqsave(&ring->lock, flags);
-	for (id = 0; id < ring->nr_ids; id++) {
-		struct request *rq = ring->inflight[id];
-
-		if (!rq)
-			continue;
-		ring->inflight[id] = NULL;
-		xbf_req(rq)->next = list;
-		list = xbf_req(rq);
-	}
 	ring->reserved = 0;
 	spin_unlock_irqrestore(&ring->lock, flags);
-	return list;
+	return xbf_ring_take_inflight(ring);
 }
 
 /**
