@@ -205,9 +205,22 @@ static ssize_t budget_denied_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(budget_denied);
 
+/* Requests holding budget now: with nothing in flight it must read 0. */
+static ssize_t budget_held_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	struct xbf_info *info = dev_get_drvdata(dev);
+
+	if (!info)
+		return -ENODEV;
+	return sysfs_emit(buf, "%d\n", atomic_read(&info->inflight_now));
+}
+static DEVICE_ATTR_RO(budget_held);
+
 static struct attribute *xbf_dev_attrs[] = {
 	&dev_attr_max_inflight.attr,
 	&dev_attr_budget_denied.attr,
+	&dev_attr_budget_held.attr,
 	&dev_attr_nr_queues.attr,
 	&dev_attr_ring_page_order.attr,
 	&dev_attr_max_segments.attr,

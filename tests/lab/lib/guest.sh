@@ -185,17 +185,53 @@ diag_dump() {
 			[ -f "$h" ] && printf '%s=%s ' "${h#"$d"/device/}" "$(cat "$h")"
 		done
 		echo
-	done
-	mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
-	for h in /sys/kernel/debug/block/xvd*/hctx*; do
-		[ -d "$h" ] || continue
-		echo "--- diag: $h busy:$(wc -l < "$h/busy") dispatch:$(wc -l < "$h/dispatch") state:$(cat "$h/state" 2>/dev/null)"
-		head -5 "$h/busy"
-		grep -E 'nr_tags|busy' "$h/tags" 2>/dev/null | head -3
+		blk_queue_dump "${d##*/}"
 	done
 	echo w > /proc/sysrq-trigger
 	echo "--- diag: kernel log"
 	dmesg | tail -80
+}
+
+# blk_queue_dump DISK: where DISK's requests are in blk-mq (debugfs): requeue list, each
+# hardware queue's state, dispatch list, software queues and tags in use
+blk_queue_dump() {
+	local q=/sys/kernel/debug/block/$1 h c
+	mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+	[ -d "$q" ] || return 0
+	echo "--- diag: $1 scheduler=$(cat "/sys/block/$1/queue/scheduler" 2>/dev/null)" \
+		"requeue_list:$(wc -l < "$q/requeue_list" 2>/dev/null) state:$(cat "$q/state" 2>/dev/null)"
+	for h in "$q"/hctx*; do
+		[ -d "$h" ] || continue
+		echo "--- diag: ${h##*/} busy:$(wc -l < "$h/busy") dispatch:$(wc -l < "$h/dispatch")" \
+			"state:$(cat "$h/state" 2>/dev/null) dispatch_busy:$(cat "$h/dispatch_busy" 2>/dev/null)" \
+			"tags:$(grep -E '^busy' "$h/tags" 2>/dev/null)" \
+			"sched_tags:$(grep -E '^busy' "$h/sched_tags" 2>/dev/null)"
+		for c in "$h"/cpu*; do
+			[ -d "$c" ] && echo "    ${c##*/}: $(cat "$c"/*_rq_list 2>/dev/null | wc -l) queued"
+		done
+		head -3 "$h/dispatch" "$h/busy" 2>/dev/null
+	done
+}
+
+# io_stuck_dump DISK PROG: why PROG's I/O on DISK does not finish: PROG's tasks and their
+# kernel stacks, the disk's queues, then whether a new read still completes
+io_stuck_dump() {
+	local p t
+	for p in $(pidof "$2"); do
+		for t in /proc/$p/task/*; do
+			echo "--- diag: $2 ${t##*/}: $(grep -E '^State' "$t/status" | tr -s '\t ' ' ')" \
+				"wchan=$(cat "$t/wchan" 2>/dev/null)"
+			head -8 "$t/stack" 2>/dev/null
+		done
+	done
+	echo "--- diag: $1 inflight=$(tr -s ' ' < "/sys/block/$1/inflight")" \
+		"budget_held=$(cat "/sys/block/$1/device/xblk/budget_held" 2>/dev/null)"
+	blk_queue_dump "$1"
+	if timeout 30 dd if="/dev/$1" of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null; then
+		echo "IO-PROBE ok: a new read on $1 completes"
+	else
+		echo "IO-PROBE stuck: a new read on $1 did not complete in 30 s"
+	fi
 }
 
 # irqsum REGEX: interrupts so far, all CPUs, of the interrupt lines whose name matches REGEX
