@@ -213,20 +213,54 @@ blk_queue_dump() {
 	done
 }
 
-# io_stuck_dump DISK PROG: why PROG's I/O on DISK does not finish: PROG's tasks and their
-# kernel stacks, the disk's queues, then whether a new read still completes
-io_stuck_dump() {
+# task_dump PROG: the state, wait channel and kernel stack of each of PROG's tasks
+task_dump() {
 	local p t
-	for p in $(pidof "$2"); do
+	for p in $(pidof "$1"); do
 		for t in /proc/$p/task/*; do
-			echo "--- diag: $2 ${t##*/}: $(grep -E '^State' "$t/status" | tr -s '\t ' ' ')" \
+			echo "--- diag: $1 ${t##*/}: $(grep -E '^State' "$t/status" | tr -s '\t ' ' ')" \
 				"wchan=$(cat "$t/wchan" 2>/dev/null)"
-			head -8 "$t/stack" 2>/dev/null
+			sed -n '1,8s/^/    stack: /p' "$t/stack" 2>/dev/null
 		done
 	done
+}
+
+# blocked_dump: every task in uninterruptible sleep, with its kernel stack
+blocked_dump() {
+	local t
+	for t in /proc/[0-9]*/task/[0-9]*; do
+		grep -q '^State:.D' "$t/status" 2>/dev/null || continue
+		echo "--- diag: blocked ${t##*/} $(cat "$t/comm" 2>/dev/null)"
+		sed -n '1,10s/^/    stack: /p' "$t/stack" 2>/dev/null
+	done
+}
+
+# io_stuck_dump DISK PROG: why PROG's I/O on DISK does not finish: PROG's tasks and their
+# kernel stacks, the disk's queues, whether PROG goes on once its waits are interrupted
+# (SIGSTOP/SIGCONT: a missed wakeup), then whether a new read still completes
+io_stuck_dump() {
+	local st0 st1
+	task_dump "$2"
+	grep -E 'CAL|RES|TLB|xen' /proc/interrupts | tr -s ' ' | cut -c1-120
+	grep -E 'BLOCK|TIMER|HRTIMER' /proc/softirqs | tr -s ' '
 	echo "--- diag: $1 inflight=$(tr -s ' ' < "/sys/block/$1/inflight")" \
 		"budget_held=$(cat "/sys/block/$1/device/xblk/budget_held" 2>/dev/null)"
+	echo "--- diag: $1 stat=$(tr -s ' ' < "/sys/block/$1/stat")"
+	feinfo "/dev/$1"
 	blk_queue_dump "$1"
+	st0=$(cat "/sys/block/$1/stat")
+	# shellcheck disable=SC2046 # one word per pid
+	kill -STOP $(pidof "$2"); sleep 1
+	# shellcheck disable=SC2046
+	kill -CONT $(pidof "$2"); sleep 20
+	st1=$(cat "/sys/block/$1/stat")
+	if [ "$st0" = "$st1" ]; then
+		echo "STOP-CONT no I/O on $1 in 20 s after interrupting $2's waits"
+	else
+		echo "STOP-CONT $2 went on after its waits were interrupted: $(echo "$st1" | tr -s ' ')"
+	fi
+	task_dump "$2"
+	blocked_dump
 	if timeout 30 dd if="/dev/$1" of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null; then
 		echo "IO-PROBE ok: a new read on $1 completes"
 	else

@@ -20,8 +20,8 @@
 # restore the frontend must have reconnected with the new backend's queue count and ring
 # order (xenstore), both writers must still run (no I/O error, no verify error), and dom0 must
 # hold no grant of the old domain. At the end the writers are stopped and every block whose
-# last write was acknowledged must hold exactly that write (xlab-ackw verify); fio must end
-# with err=0. The guest's kernel log must be clean (run_case), and xblkfront must have
+# last write was acknowledged must hold exactly that write (xlab-ackw verify); fio must
+# finish its last pass (it is told to stop after it) and every pass must end with err=0. The guest's kernel log must be clean (run_case), and xblkfront must have
 # replayed requests in at least one restore.
 . /lab/dom0.sh
 . /lab/cases.sh
@@ -65,8 +65,11 @@ cycle_params() {
 
 # fio_loop: the guest command that writes and verifies xvdc in passes of 12 MiB (libaio, 32
 # deep) until /tmp/rs.stop exists or a pass fails; then "<rc of the last pass> <passes done>"
-# goes into /tmp/rs.rc.  (Stopping between passes, not with a signal: fio 3.33 was seen to
-# hang once on a SIGINT in mid-pass.)
+# goes into /tmp/rs.rc.  Each pass checks what it wrote, and the stop waits for a whole pass
+# (a signal would cut the last verify short).  After every restore the case logs fio's
+# progress (XVDC-PROGRESS: passes, reads and writes completed, budget held, fio's wait
+# channels); if fio does not finish within 12 completion times + 60 s at the stop, the guest
+# dumps where it waits (io_stuck_dump) and the case fails.
 fio_loop() {
 	echo "(n=0 rc=0; while [ ! -f /tmp/rs.stop ]; do" \
 		"fio --name=inflight --filename=/dev/xvdc --ioengine=libaio --direct=1 --rw=write" \
@@ -105,7 +108,8 @@ c_restore() {
 		rm -f "$sav"
 		guest_rehook "$G" || { case_fail "cycle $i: $G gone after restore"; return 1; }
 		# the agent answers again, the disk is back and the writers still write
-		g_ok -t 180 "$G" "waitdev /dev/xvdb 60; waitdev /dev/xvdc 60; echo WRITERS \$(pidof xlab-ackw | wc -w); [ -f /tmp/ackw.rc ] && echo WRITERS-RC \$(cat /tmp/ackw.rc); [ -f /tmp/rs.rc ] && echo FIO-RC \$(cat /tmp/rs.rc); grep -h '^E ' /tmp/ackw/*.log | head -3; true" || return 1
+		g_ok -t 180 "$G" "waitdev /dev/xvdb 60; waitdev /dev/xvdc 60; echo WRITERS \$(pidof xlab-ackw | wc -w); [ -f /tmp/ackw.rc ] && echo WRITERS-RC \$(cat /tmp/ackw.rc); [ -f /tmp/rs.rc ] && echo FIO-RC \$(cat /tmp/rs.rc); grep -h '^E ' /tmp/ackw/*.log | head -3; echo XVDC-PROGRESS passes=\$(grep -c 'err=' /tmp/rs.log) stat=\$(tr -s ' ' < /sys/block/xvdc/stat | cut -d' ' -f2,6,10) budget_held=\$(cat /sys/block/xvdc/device/xblk/budget_held 2>/dev/null) aio_nr=\$(cat /proc/sys/fs/aio-nr) fio_wait=\$(for p in \$(pidof fio); do cat /proc/\$p/wchan; echo -n ,; done); true" || return 1
+		log "cycle $i: $(grep -o 'XVDC-PROGRESS.*' "$G_OUT")"
 		grep -q '^WRITERS 9$' "$G_OUT" && ! grep -qE '^(WRITERS-RC|FIO-RC|E )' "$G_OUT" ||
 			{ case_fail "cycle $i: the writers did not survive the restore: $(g_out | tail -4 | tr '\n' '|')"; return 1; }
 		# wait for the frontend to reach Connected with the new backend
@@ -126,12 +130,12 @@ c_restore() {
 	# stop the writers (a log line cut by the kill counts as not acknowledged) and let fio
 	# finish its pass; then check every acknowledged write
 	local w=$((NSEC / 1000000000 * 12 + 60))
-	g_run -t $((w + 150)) "$G" "kill \$(pidof xlab-ackw); touch /tmp/rs.stop; k=0; while [ ! -f /tmp/ackw.rc ] && [ \$k -lt 60 ]; do sleep 1; k=\$((k + 1)); done; [ -f /tmp/ackw.rc ] || echo ACKW-STUCK; k=0; while [ ! -f /tmp/rs.rc ] && [ \$k -lt $w ]; do sleep 1; k=\$((k + 1)); done; if [ ! -f /tmp/rs.rc ]; then echo FIO-STUCK after $w s; io_stuck_dump xvdc fio; kill -9 \$(pidof fio); sleep 15; pidof fio >/dev/null && echo FIO-UNKILLABLE; fi; grep -h '^E ' /tmp/ackw/*.log | head -3; echo FIO-LOOP \$(cat /tmp/rs.rc 2>/dev/null); grep -E 'err=|write:|read:|verify' /tmp/rs.log | tail -4"
+	g_run -t $((w + 240)) "$G" "kill \$(pidof xlab-ackw); touch /tmp/rs.stop; k=0; while [ ! -f /tmp/ackw.rc ] && [ \$k -lt 60 ]; do sleep 1; k=\$((k + 1)); done; [ -f /tmp/ackw.rc ] || echo ACKW-STUCK; k=0; while [ ! -f /tmp/rs.rc ] && [ \$k -lt $w ]; do sleep 1; k=\$((k + 1)); done; if [ ! -f /tmp/rs.rc ]; then echo FIO-STUCK after $w s; io_stuck_dump xvdc fio; fp=\$(pidof fio); echo aio-nr \$(cat /proc/sys/fs/aio-nr); kill -9 \$fp; sleep 15; for p in \$fp; do [ -d /proc/\$p ] && echo FIO-UNKILLABLE \$p \$(grep State /proc/\$p/status) \$(cat /proc/\$p/wchan); done; echo aio-nr after kill \$(cat /proc/sys/fs/aio-nr); fi; grep -h '^E ' /tmp/ackw/*.log | head -3; echo FIO-LOOP \$(cat /tmp/rs.rc 2>/dev/null); grep -E 'err=|write:|read:|verify' /tmp/rs.log | tail -4"
 	grep -q '^E ' "$G_OUT" && case_fail "a writer had an I/O error: $(grep '^E ' "$G_OUT" | tr '\n' '|')"
 	grep -q '^ACKW-STUCK' "$G_OUT" && case_fail "xlab-ackw did not stop within 60 s"
 	if grep -q '^FIO-STUCK' "$G_OUT"; then
-		case_fail "fio on xvdc did not finish its pass within $w s: $(grep -E '^(IO-PROBE|FIO-UNKILLABLE)' "$G_OUT" | tr '\n' '|')"
-		g_out | grep -E '^(---|    cpu| )' | head -60 >&2
+		case_fail "fio on xvdc did not finish its pass within $w s: $(grep -E '^(STOP-CONT|IO-PROBE|FIO-UNKILLABLE)' "$G_OUT" | tr '\n' '|')"
+		g_out | grep -E '^(---|    |STOP-CONT|IO-PROBE|CAL|RES|BLOCK| )' | head -80 >&2
 	fi
 	# FIO-LOOP <rc of the last fio> <passes done>
 	local frc fpass
