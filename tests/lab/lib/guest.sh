@@ -237,12 +237,11 @@ blocked_dump() {
 
 # io_stuck_dump DISK PROG: why PROG's I/O on DISK does not finish: PROG's tasks and their
 # kernel stacks, the disk's queues, whether PROG goes on once its waits are interrupted
-# (SIGSTOP/SIGCONT: a missed wakeup), then whether a new read still completes
+# (SIGSTOP/SIGCONT, as the freezer does), the tasks in D state, then whether a new read still
+# completes
 io_stuck_dump() {
 	local st0 st1
 	task_dump "$2"
-	grep -E 'CAL|RES|TLB|xen' /proc/interrupts | tr -s ' ' | cut -c1-120
-	grep -E 'BLOCK|TIMER|HRTIMER' /proc/softirqs | tr -s ' '
 	echo "--- diag: $1 inflight=$(tr -s ' ' < "/sys/block/$1/inflight")" \
 		"budget_held=$(cat "/sys/block/$1/device/xblk/budget_held" 2>/dev/null)"
 	echo "--- diag: $1 stat=$(tr -s ' ' < "/sys/block/$1/stat")"

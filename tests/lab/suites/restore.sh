@@ -68,8 +68,8 @@ cycle_params() {
 # deep) until /tmp/rs.stop exists or a pass fails; then "<rc of the last pass> <passes done>"
 # goes into /tmp/rs.rc.  Each pass checks what it wrote, and the stop waits for a whole pass
 # (a signal would cut the last verify short).  After every restore the case logs fio's
-# progress (XVDC-PROGRESS: passes, reads and writes completed, budget held, fio's wait
-# channels); if fio does not finish within 12 completion times + 60 s at the stop, the guest
+# progress (XVDC-PROGRESS: passes, reads and writes completed and requests in flight on
+# xvdc, dispatch budget held, fio's wait channels); if fio does not finish within 12 completion times + 60 s at the stop, the guest
 # dumps where it waits (io_stuck_dump) and the case fails.
 # Not libaio: fio 3.33's libaio engine (Debian 12) hangs when io_getevents() returns fewer
 # events than asked for because a signal came: it then asks again for the full count, more
@@ -115,7 +115,7 @@ c_restore() {
 		rm -f "$sav"
 		guest_rehook "$G" || { case_fail "cycle $i: $G gone after restore"; return 1; }
 		# the agent answers again, the disk is back and the writers still write
-		g_ok -t 180 "$G" "waitdev /dev/xvdb 60; waitdev /dev/xvdc 60; echo WRITERS \$(pidof xlab-ackw | wc -w); [ -f /tmp/ackw.rc ] && echo WRITERS-RC \$(cat /tmp/ackw.rc); [ -f /tmp/rs.rc ] && echo FIO-RC \$(cat /tmp/rs.rc); grep -h '^E ' /tmp/ackw/*.log | head -3; echo XVDC-PROGRESS passes=\$(grep -c 'err=' /tmp/rs.log) stat=\$(tr -s ' ' < /sys/block/xvdc/stat | cut -d' ' -f2,6,10) budget_held=\$(cat /sys/block/xvdc/device/xblk/budget_held 2>/dev/null) aio_nr=\$(cat /proc/sys/fs/aio-nr) fio_wait=\$(for p in \$(pidof fio); do cat /proc/\$p/wchan; echo -n ,; done); true" || return 1
+		g_ok -t 180 "$G" "waitdev /dev/xvdb 60; waitdev /dev/xvdc 60; echo WRITERS \$(pidof xlab-ackw | wc -w); [ -f /tmp/ackw.rc ] && echo WRITERS-RC \$(cat /tmp/ackw.rc); [ -f /tmp/rs.rc ] && echo FIO-RC \$(cat /tmp/rs.rc); grep -h '^E ' /tmp/ackw/*.log | head -3; echo XVDC-PROGRESS passes=\$(grep -c 'err=' /tmp/rs.log) reads_writes_inflight=\$(awk '{print \$1 \"/\" \$5 \"/\" \$9}' /sys/block/xvdc/stat) budget_held=\$(cat /sys/block/xvdc/device/xblk/budget_held 2>/dev/null) fio_wait=\$(for p in \$(pidof fio); do cat /proc/\$p/wchan; echo -n ,; done); true" || return 1
 		log "cycle $i: $(grep -o 'XVDC-PROGRESS.*' "$G_OUT")"
 		grep -q '^WRITERS 9$' "$G_OUT" && ! grep -qE '^(WRITERS-RC|FIO-RC|E )' "$G_OUT" ||
 			{ case_fail "cycle $i: the writers did not survive the restore: $(g_out | tail -4 | tr '\n' '|')"; return 1; }
@@ -137,21 +137,17 @@ c_restore() {
 	# stop the writers (a log line cut by the kill counts as not acknowledged) and let fio
 	# finish its pass; then check every acknowledged write
 	local w=$((NSEC / 1000000000 * 12 + 60))
-	g_run -t $((w + 240)) "$G" "kill \$(pidof xlab-ackw); touch /tmp/rs.stop; k=0; while [ ! -f /tmp/ackw.rc ] && [ \$k -lt 60 ]; do sleep 1; k=\$((k + 1)); done; [ -f /tmp/ackw.rc ] || echo ACKW-STUCK; k=0; while [ ! -f /tmp/rs.rc ] && [ \$k -lt $w ]; do sleep 1; k=\$((k + 1)); done; if [ ! -f /tmp/rs.rc ]; then echo FIO-STUCK after $w s; io_stuck_dump xvdc fio; fp=\$(pidof fio); echo aio-nr \$(cat /proc/sys/fs/aio-nr); kill -9 \$fp; sleep 15; for p in \$fp; do [ -d /proc/\$p ] && echo FIO-UNKILLABLE \$p \$(grep State /proc/\$p/status) \$(cat /proc/\$p/wchan); done; echo aio-nr after kill \$(cat /proc/sys/fs/aio-nr); fi; grep -h '^E ' /tmp/ackw/*.log | head -3; echo FIO-LOOP \$(cat /tmp/rs.rc 2>/dev/null); grep -E 'err=|write:|read:|verify' /tmp/rs.log | tail -4"
+	g_run -t $((w + 240)) "$G" "kill \$(pidof xlab-ackw); touch /tmp/rs.stop; k=0; while [ ! -f /tmp/ackw.rc ] && [ \$k -lt 60 ]; do sleep 1; k=\$((k + 1)); done; [ -f /tmp/ackw.rc ] || echo ACKW-STUCK; k=0; while [ ! -f /tmp/rs.rc ] && [ \$k -lt $w ]; do sleep 1; k=\$((k + 1)); done; if [ ! -f /tmp/rs.rc ]; then echo FIO-STUCK after $w s; io_stuck_dump xvdc fio; fp=\$(pidof fio); kill -9 \$fp; sleep 15; for p in \$fp; do [ -d /proc/\$p ] && echo FIO-UNKILLABLE \$p \$(grep State /proc/\$p/status) \$(cat /proc/\$p/wchan); done; fi; grep -h '^E ' /tmp/ackw/*.log | head -3; echo FIO-LOOP \$(cat /tmp/rs.rc 2>/dev/null); grep -E 'err=|write:|read:|verify' /tmp/rs.log | tail -4"
 	grep -q '^E ' "$G_OUT" && case_fail "a writer had an I/O error: $(grep '^E ' "$G_OUT" | tr '\n' '|')"
 	grep -q '^ACKW-STUCK' "$G_OUT" && case_fail "xlab-ackw did not stop within 60 s"
-	if grep -q '^FIO-STUCK' "$G_OUT"; then
-		case_fail "fio on xvdc did not finish its pass within $w s: $(grep -E '^(STOP-CONT|IO-PROBE|FIO-UNKILLABLE)' "$G_OUT" | tr '\n' '|')"
-		g_out | grep -E '^(---|    |STOP-CONT|IO-PROBE|CAL|RES|BLOCK| )' | head -80 >&2
-	fi
+	grep -q '^FIO-STUCK' "$G_OUT" &&
+		case_fail "fio on xvdc did not finish its pass within $w s (the guest's dump is in the serial log): $(grep -E '^(STOP-CONT|IO-PROBE|FIO-UNKILLABLE)' "$G_OUT" | tr '\n' '|')"
 	# FIO-LOOP <rc of the last fio> <passes done>
 	local frc fpass
 	read -r frc fpass < <(grep -oE '^FIO-LOOP [0-9]+ [0-9]+' "$G_OUT" | cut -d' ' -f2-)
 	[ "${frc:-x}" = 0 ] && [ "${fpass:-0}" -gt 0 ] ||
-		case_fail "fio on xvdc: rc=${frc:-none} after ${fpass:-0} passes: $(grep -E 'err=' "$G_OUT" | head -2 | tr '\n' '|')"
-	grep -q 'err= *0' "$G_OUT" || case_fail "fio had errors: $(grep -E 'err=' "$G_OUT" | head -2 | tr '\n' '|')"
-	case_note "fio on xvdc: ${fpass:-0} write+verify passes"
-	case_note "fio on xvdc: $(grep -oE '(read|write): IOPS=[^,]*' "$G_OUT" | tr '\n' ' ')"
+		case_fail "fio on xvdc: rc=${frc:-none} after ${fpass:-0} passes: $(grep -E 'err=|verify' "$G_OUT" | head -2 | tr '\n' '|')"
+	case_note "fio on xvdc: ${fpass:-0} write+verify passes, last $(grep -oE '(read|write): IOPS=[^,]*' "$G_OUT" | tr '\n' ' ')"
 	g_run -t 300 "$G" "xlab-ackw verify -d /dev/xvdb -r $runid -c 1 -l /tmp/ackw"
 	grep -q '^XLAB-ACKV cycle' "$G_OUT" ||
 		{ case_fail "verify did not run (rc=$G_RC): $(grep -v '^XLAB-G' "$G_OUT" | tail -2 | tr '\n' '|')"; return 1; }
@@ -163,13 +159,13 @@ c_restore() {
 	g_run "$G" "dmesg | grep -iE 'replay|resum|reconnect' | tail -$((CYCLES * 4 + 4))"
 	if [ "$front" = xblkfront ]; then
 		local n
-		n=$(grep -oE 'restored: [0-9]+ request' "$G_OUT" | grep -oE '[0-9]+' | tr '\n' ' ')
+		n=$(grep -oE 'xvdc: restored: [0-9]+ request' "$G_OUT" | grep -oE ' [0-9]+ ' | tr -d ' ' | tr '\n' ' ')
 		[ "$(echo "$n" | wc -w)" -ge "$CYCLES" ] ||
 			case_fail "xblkfront reported ${n:-no} replays for $CYCLES restores"
 		# the slow disk keeps requests in flight: a restore must have had some to replay
 		[ "$(echo "$n" | tr ' ' '\n' | sort -n | tail -1)" -gt 0 ] 2>/dev/null ||
 			case_fail "no restore found requests in flight to replay (requests per restore: $n)"
-		case_note "requests replayed per restore: $n"
+		case_note "requests replayed per restore on xvdc: $n"
 	fi
 	case_note "$CYCLES save/restore cycles, queues/order per cycle: $seen"
 }
