@@ -605,11 +605,7 @@ static const struct blk_mq_ops xbf_mq_ops = {
 static void xbf_fill_limits(const struct xbf_info *info, struct xb_limits *xl)
 {
 	const struct xblk_be_info *be = &info->be;
-	unsigned int max_sectors = info->neg.segs * XBLK_SECTORS_PER_PAGE;
-
-	if (be->max_sectors)
-		max_sectors = min(max_sectors, be->max_sectors);
-	max_sectors = max(max_sectors, be->sector_size >> XBLK_SECTOR_SHIFT);
+	unsigned int max_sectors = xblk_max_request_sectors(be, &info->neg);
 
 	*xl = (struct xb_limits){
 		.logical_block_size = be->sector_size,

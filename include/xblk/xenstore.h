@@ -631,6 +631,31 @@ static inline void xblk_negotiate(const struct xblk_be_info *bi,
 	neg->segs = neg->indirect ? segs : BLKIF_MAX_SEGMENTS_PER_REQUEST;
 }
 
+/**
+ * xblk_max_request_sectors() - the largest request the frontend should build
+ * @bi: validated backend offers
+ * @neg: the negotiated configuration
+ *
+ * What the segments can carry, capped by xblk-max-sectors when the backend
+ * sends it, then rounded down to whole pages: each segment is a page, so a
+ * limit such as null_blk's 255 sectors would make the block layer split a
+ * large write 512 bytes short of a page and start the next request in the
+ * middle of one.  Never below one logical block.
+ *
+ * Return: the limit in 512-byte sectors.
+ */
+static inline unsigned int xblk_max_request_sectors(const struct xblk_be_info *bi,
+						    const struct xblk_negotiated *neg)
+{
+	unsigned int sectors = neg->segs * XBLK_SECTORS_PER_PAGE;
+
+	if (bi->max_sectors && bi->max_sectors < sectors)
+		sectors = bi->max_sectors;
+	if (sectors >= XBLK_SECTORS_PER_PAGE)
+		sectors -= sectors % XBLK_SECTORS_PER_PAGE;
+	return max_t(unsigned int, sectors, bi->sector_size >> XBLK_SECTOR_SHIFT);
+}
+
 /* Linux majors that toolstacks use for emulated IDE and SCSI disk names. */
 #define XBLK_XVD_MAJOR		202
 #define XBLK_VDEV_EXT		BIT(28)

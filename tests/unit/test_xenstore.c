@@ -642,6 +642,41 @@ XTEST(negotiate_capped_by_max_sectors)
 	CHECK_EQ(n.segs, 11);
 }
 
+XTEST(max_request_sectors_whole_pages)
+{
+	struct xblk_be_info bi;
+	struct xblk_fe_limits fl;
+	struct xblk_negotiated n;
+
+	fe(&fl, 1, 1, 0, 256);
+	be(&bi, 1, 0, 256, 255);		/* null_blk: 255 sectors */
+	n = nego(&bi, &fl);
+	CHECK_EQ(n.segs, 32);
+	/* 248, not 255: the next request must not start mid-page */
+	CHECK_EQ(xblk_max_request_sectors(&bi, &n), 248);
+	be(&bi, 1, 0, 256, 0);			/* no key: what the segments carry */
+	n = nego(&bi, &fl);
+	CHECK_EQ(xblk_max_request_sectors(&bi, &n), 256 * 8);
+	be(&bi, 1, 0, 256, 2048);
+	n = nego(&bi, &fl);
+	CHECK_EQ(xblk_max_request_sectors(&bi, &n), 2048);
+	be(&bi, 1, 0, 0, 0);			/* direct only: 11 pages */
+	n = nego(&bi, &fl);
+	CHECK_EQ(xblk_max_request_sectors(&bi, &n), 88);
+	be(&bi, 1, 0, 256, 5);			/* below a page: kept as sent */
+	n = nego(&bi, &fl);
+	CHECK_EQ(xblk_max_request_sectors(&bi, &n), 5);
+	be(&bi, 1, 0, 256, 1);
+	bi.sector_size = 4096;			/* never below one logical block */
+	n = nego(&bi, &fl);
+	CHECK_EQ(xblk_max_request_sectors(&bi, &n), 8);
+	be(&bi, 1, 0, 256, 12);
+	bi.sector_size = 4096;
+	n = nego(&bi, &fl);
+	CHECK_EQ(xblk_max_request_sectors(&bi, &n), 8);
+	CHECK_EQ(xblk_max_request_sectors(&bi, &n) % (bi.sector_size >> 9), 0);
+}
+
 XTEST(negotiate_queues_min_of_three)
 {
 	struct xblk_be_info bi;

@@ -193,12 +193,14 @@ c_geometry() {   # FRONT
 	if [ "$1" = xblkfront ]; then
 		# Documentation/protocol.rst: segments = min(backend max, parameter (256),
 		# max(ceil(xblk-max-sectors / 8), 11)); request size = min(xblk-max-sectors, segments * 8)
+		# rounded down to whole 4 KiB pages (null_blk's 255 sectors give 248)
 		segs=$(((xms + 7) / 8))
 		[ "$segs" -lt 11 ] && segs=11
 		[ "$segs" -gt 256 ] && segs=256
 		[ -n "$bemax" ] && [ "$bemax" -lt "$segs" ] && segs=$bemax
 		hw=$((segs * 8))
 		[ "$xms" -lt "$hw" ] && hw=$xms
+		[ "$hw" -ge 8 ] && hw=$((hw / 8 * 8))
 		expect "guest minimum_io_size" "$DI_io_min" "$xmin"
 		expect "guest optimal_io_size" "$DI_io_opt" "$xopt"
 		expect "guest max_hw_sectors_kb" "$DI_max_hw_sectors_kb" $((hw / 2))

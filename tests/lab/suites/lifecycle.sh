@@ -17,7 +17,7 @@
 #     grants_mapped and pages_in_use are 0; no kernel BUG/WARNING/Oops on either side;
 #   - the same null_blk is attached again and every block whose last write was acknowledged
 #     must hold exactly that write (a write still in flight at the detach may or may not have
-#     landed). In cycle 1 a self-check flips one byte of an acknowledged block in dom0: the
+#     landed, also in part: sector by sector, when it was split into several requests). In cycle 1 a self-check flips one byte of an acknowledged block in dom0: the
 #     check must then report exactly that block.
 # After the last cycle a plain detach; the frontend module's reference count is 0.
 # Seen with 6.1's xen-blkfront (detach-intree, cycle 3 of the 2nd run; 10 + 2 cycles before it
@@ -107,7 +107,7 @@ restore_block() {
 # c_detach FRONT: XLAB_DETACH_CYCLES x (write, detach under I/O, re-attach, verify)
 c_detach() {
 	local fe=$1 n=${XLAB_DETACH_CYCLES:-10} i runid d inflight w0 w1 acked tacked=0 tchecked=0
-	local tnewer=0 tlanded=0 dts="" dmax=0 ends="" bad sample m0 m1 ref ran=0
+	local tnewer=0 tmixed=0 tlanded=0 dts="" dmax=0 ends="" bad sample m0 m1 ref ran=0
 	[[ $n =~ ^[0-9]+$ ]] && [ "$n" -gt 0 ] || { case_fail "bad XLAB_DETACH_CYCLES '$n'"; return 1; }
 	be_use "$BACK" || return 1
 	fe_use "$G" "$fe" || return 1
@@ -155,6 +155,7 @@ c_detach() {
 		acked=$(g_field acked_blocks) bad=$(g_field bad) sample=$(g_field sample)
 		tacked=$((tacked + acked)) tchecked=$((tchecked + $(g_field checked_blocks)))
 		tnewer=$((tnewer + $(g_field ok_newer))) tlanded=$((tlanded + $(g_field unacked_landed)))
+		tmixed=$((tmixed + $(g_field mixed)))
 		log "detach cycle $i/$n: delay ${d}00 ms, guest writes in flight (max, last 3 s) ${inflight:-?}, backend wr_req $w0 -> $w1, detach ${DET_T}s; $(grep -o 'XLAB-ACKV cycle.*' "$G_OUT")"
 		[ "$acked" -gt 0 ] || case_fail "cycle $i: no write was acknowledged (the check proves nothing)"
 		if [ "$G_RC" != 0 ] || [ "$bad" != 0 ]; then
@@ -185,7 +186,7 @@ c_detach() {
 	ref=$(grep -v '^XLAB-' "$G_OUT" | tail -1)
 	[ "$ref" = 0 ] || case_fail "$fe refcnt is $ref with no disk attached"
 	m1=$(awk '/^MemFree:/{f=$2} /^Slab:/{s=$2} END{print f " " s}' /proc/meminfo)
-	case_note "$ran of $n cycles: writes acknowledged ${tacked} blocks, checked after re-attach ${tchecked} distinct blocks, all as written (${tnewer} also held a later unacknowledged write, ${tlanded} unacknowledged-only landed)"
+	case_note "$ran of $n cycles: writes acknowledged ${tacked} blocks, checked after re-attach ${tchecked} distinct blocks, all as written (${tnewer} also held a later unacknowledged write, ${tmixed} a per-sector mix of both, ${tlanded} unacknowledged-only landed)"
 	case_note "detach under I/O took$dts s (max ${dmax}s); per cycle writers ended by an error/longest writer run/guest writes in flight before the detach (max of the last 3 s):$ends"
 	case_note "after the last detach: grants_mapped=0 pages_in_use=0, no vbd, $fe refcnt 0; dom0 MemFree/Slab KiB after cycle 1 -> after the last: $m0 -> $m1"
 }

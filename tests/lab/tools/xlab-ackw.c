@@ -4,6 +4,7 @@
  *
  *   xlab-ackw write  -d DEV -r RUNID -c CYCLE -l LOGDIR [-j JOBS] [-m REGION_MIB] [-t SECS]
  *   xlab-ackw verify -d DEV -r RUNID -c CYCLE -l LOGDIR
+ *   xlab-ackw tear   -d DEV -r RUNID -c CYCLE -l LOGDIR -J JOB -s SECTORS   (checker test)
  *
  * write: JOBS processes (default 8), each with its own region of REGION_MIB (default 16) on
  * DEV, write it sequentially (wrapping around) with O_DIRECT pwrite()s of 4, 16, 64 or 256 KiB
@@ -16,9 +17,16 @@
  *
  * verify: reads the logs back and checks, with O_DIRECT reads, that every block whose last
  * write was acknowledged holds exactly that write. A block that a later, unacknowledged write
- * (the one in flight when the job stopped) also covered may hold either version. Prints
+ * (the one in flight when the job stopped) also covered may hold either version, or a mix of
+ * the two by 512-byte sector ("mixed"): a failed write is only atomic per logical block, and
+ * the block layer may have split it into requests of which only some reached the disk (seen
+ * with a 255-sector request limit, which cuts a 256 KiB write inside a 4 KiB block). Prints
  * XLAB-ACKV with the counts and one XLAB-ACKV-BAD line per mismatch (the first 20); exit status
  * 0 if nothing is wrong, 1 on a mismatch, 2 on a usage or I/O error.
+ *
+ * tear: for tests/lab/tools/test-ackw.sh, after a write run ended by timeout: logs the next
+ * write of job JOB as started and puts only its first SECTORS 512-byte sectors on DEV, as a
+ * write split into requests of which only the first reached the disk.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,6 +43,7 @@
 #include <unistd.h>
 
 #define BLK		4096u
+#define SECT		512u
 #define MAGIC		"XLABACKW"
 #define MAX_JOBS	32
 #define CHUNK_BLKS	256u	/* verify reads 1 MiB at a time */
@@ -248,18 +257,34 @@ static int load_log(unsigned int j, struct jstate *js)
 	return 0;
 }
 
+/* each 512-byte sector of @got is the one of @a or the one of @b, and both occur */
+static int sector_mix(const unsigned char *got, const unsigned char *a, const unsigned char *b)
+{
+	unsigned int s, na = 0, nb = 0;
+
+	for (s = 0; s < BLK; s += SECT) {
+		if (!memcmp(got + s, a + s, SECT))
+			na++;
+		else if (!memcmp(got + s, b + s, SECT))
+			nb++;
+		else
+			return 0;
+	}
+	return na && nb;
+}
+
 static int do_verify(void)
 {
-	uint64_t ok = 0, ok_new = 0, un_landed = 0, un_absent = 0, bad = 0, blocks = 0;
+	uint64_t ok = 0, ok_new = 0, mixed = 0, un_landed = 0, un_absent = 0, bad = 0, blocks = 0;
 	uint64_t awrites = 0, ablocks = 0, sample = UINT64_MAX, b, c, n, blk;
-	unsigned char *buf, *want;
+	unsigned char *buf, *want, *want2;
 	struct jstate js;
 	unsigned int j, i;
 	int fd;
 
 	fd = open(dev, O_RDONLY | O_DIRECT);
 	if (fd < 0 || posix_memalign((void **)&buf, BLK, CHUNK_BLKS * BLK) ||
-	    posix_memalign((void **)&want, BLK, BLK)) {
+	    posix_memalign((void **)&want, BLK, BLK) || posix_memalign((void **)&want2, BLK, BLK)) {
 		printf("XLAB-ACKV error: open %s: %s\n", dev, strerror(errno));
 		return 2;
 	}
@@ -295,9 +320,13 @@ static int do_verify(void)
 						continue;
 					}
 					if (pend) {
-						fill_block(want, j, js.pend_seq, blk);
-						if (!memcmp(got, want, BLK)) {
+						fill_block(want2, j, js.pend_seq, blk);
+						if (!memcmp(got, want2, BLK)) {
 							ok_new++;
+							continue;
+						}
+						if (sector_mix(got, want, want2)) {
+							mixed++;
 							continue;
 						}
 					}
@@ -325,20 +354,63 @@ static int do_verify(void)
 	printf("XLAB-ACKV cycle=%u jobs=%u acked_writes=%" PRIu64 " acked_blocks=%" PRIu64
 	       " checked_blocks=%" PRIu64 " ok=%" PRIu64 " ok_newer=%" PRIu64
 	       " unacked_landed=%" PRIu64 " unacked_absent=%" PRIu64 " bad=%" PRIu64
-	       " sample=%" PRId64 "\n", cycle, jobs, awrites, ablocks, blocks, ok, ok_new,
-	       un_landed, un_absent, bad, sample == UINT64_MAX ? (int64_t)-1 : (int64_t)sample);
+	       " sample=%" PRId64 " mixed=%" PRIu64 "\n", cycle, jobs, awrites, ablocks, blocks,
+	       ok, ok_new, un_landed, un_absent, bad,
+	       sample == UINT64_MAX ? (int64_t)-1 : (int64_t)sample, mixed);
 	return bad ? 1 : 0;
+}
+
+static int do_tear(unsigned int j, unsigned int sectors)
+{
+	unsigned int nblk = job_nblk(j), i;
+	uint64_t rblocks = (uint64_t)region_mib * (1 << 20) / BLK;
+	uint64_t seq = 0, blk = 0, pos, s;
+	char path[512], line[128];
+	unsigned char *buf;
+	int fd, lfd;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/job%u.log", logdir, j);
+	f = fopen(path, "r");
+	if (!f)
+		return 2;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "S %" SCNu64 " %" SCNu64, &s, &pos) == 2)
+			seq = s, blk = pos;
+	fclose(f);
+	if (!seq || sectors > nblk * (BLK / SECT))
+		return 2;
+	/* the write after the last one, as job_write() would place it */
+	pos = blk - (uint64_t)j * rblocks + nblk;
+	if (pos + nblk > rblocks)
+		pos = 0;
+	blk = (uint64_t)j * rblocks + pos;
+	if (posix_memalign((void **)&buf, BLK, (size_t)nblk * BLK))
+		return 2;
+	for (i = 0; i < nblk; i++)
+		fill_block(buf + (size_t)i * BLK, j, seq + 1, blk + i);
+	lfd = open(path, O_WRONLY | O_APPEND);
+	fd = open(dev, O_WRONLY);
+	if (lfd < 0 || fd < 0 ||
+	    log_line(lfd, "S %" PRIu64 " %" PRIu64 "\n", seq + 1, blk) ||
+	    pwrite(fd, buf, (size_t)sectors * SECT, (off_t)blk * BLK) != (ssize_t)sectors * SECT ||
+	    fsync(fd))
+		return 2;
+	printf("XLAB-ACKT job=%u seq=%" PRIu64 " blk=%" PRIu64 " sectors=%u\n", j, seq + 1, blk,
+	       sectors);
+	return 0;
 }
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: xlab-ackw write|verify -d DEV -r RUNID -c CYCLE -l LOGDIR "
-		"[-j JOBS] [-m REGION_MIB] [-t SECS]\n");
+		"[-j JOBS] [-m REGION_MIB] [-t SECS] [-J JOB -s SECTORS]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
+	unsigned int tjob = 0, tsect = 0;
 	const char *mode;
 	int o;
 
@@ -346,7 +418,7 @@ int main(int argc, char **argv)
 		usage();
 	mode = argv[1];
 	optind = 2;
-	while ((o = getopt(argc, argv, "d:r:c:l:j:m:t:")) != -1) {
+	while ((o = getopt(argc, argv, "d:r:c:l:j:m:t:J:s:")) != -1) {
 		switch (o) {
 		case 'd': dev = optarg; break;
 		case 'r': runid = strtoull(optarg, NULL, 0); break;
@@ -355,6 +427,8 @@ int main(int argc, char **argv)
 		case 'j': jobs = strtoul(optarg, NULL, 0); break;
 		case 'm': region_mib = strtoul(optarg, NULL, 0); break;
 		case 't': max_secs = strtoul(optarg, NULL, 0); break;
+		case 'J': tjob = strtoul(optarg, NULL, 0); break;
+		case 's': tsect = strtoul(optarg, NULL, 0); break;
 		default: usage();
 		}
 	}
@@ -364,6 +438,8 @@ int main(int argc, char **argv)
 		return do_write();
 	if (!strcmp(mode, "verify"))
 		return do_verify();
+	if (!strcmp(mode, "tear") && tjob < jobs && tsect)
+		return do_tear(tjob, tsect);
 	usage();
 	return 2;
 }
