@@ -17,8 +17,9 @@
 #     grants_mapped and pages_in_use are 0; no kernel BUG/WARNING/Oops on either side;
 #   - the same null_blk is attached again and every block whose last write was acknowledged
 #     must hold exactly that write (a write still in flight at the detach may or may not have
-#     landed, also in part: sector by sector, when it was split into several requests). In cycle 1 a self-check flips one byte of an acknowledged block in dom0: the
-#     check must then report exactly that block.
+#     landed, also in part: sector by sector, when it was split into several requests). In
+#     cycle 1 a self-check flips one byte of an acknowledged block in dom0: the check must then
+#     report exactly that block.
 # After the last cycle a plain detach; the frontend module's reference count is 0.
 # Seen with 6.1's xen-blkfront (detach-intree, cycle 3 of the 2nd run; 10 + 2 cycles before it
 # passed): the guest's xenwatch hangs in blkfront_remove -> del_gendisk ->

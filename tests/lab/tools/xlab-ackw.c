@@ -126,10 +126,22 @@ static int log_line(int fd, const char *fmt, ...)
 	return write(fd, buf, n) == n ? 0 : -1;
 }
 
+/* 4 KiB blocks in each job's region */
+static uint64_t region_blocks(void)
+{
+	return (uint64_t)region_mib * (1 << 20) / BLK;
+}
+
+/* where in its region a job's next write of @nblk blocks goes, after one at @pos - @nblk */
+static uint64_t next_pos(uint64_t pos, unsigned int nblk)
+{
+	return pos + nblk > region_blocks() ? 0 : pos;
+}
+
 static int job_write(unsigned int j)
 {
 	unsigned int nblk = job_nblk(j), i;
-	uint64_t rblocks = (uint64_t)region_mib * (1 << 20) / BLK;
+	uint64_t rblocks = region_blocks();
 	uint64_t start = (uint64_t)j * rblocks, pos = 0, seq = 0, acked = 0;
 	unsigned char *buf;
 	char path[512];
@@ -146,8 +158,7 @@ static int job_write(unsigned int j)
 	}
 	log_line(lfd, "J %u %u %" PRIu64 " %" PRIu64 "\n", j, nblk, start, rblocks);
 	while (now() - t0 < max_secs) {
-		if (pos + nblk > rblocks)
-			pos = 0;
+		pos = next_pos(pos, nblk);
 		seq++;
 		for (i = 0; i < nblk; i++)
 			fill_block(buf + (size_t)i * BLK, j, seq, start + pos + i);
@@ -363,8 +374,7 @@ static int do_verify(void)
 static int do_tear(unsigned int j, unsigned int sectors)
 {
 	unsigned int nblk = job_nblk(j), i;
-	uint64_t rblocks = (uint64_t)region_mib * (1 << 20) / BLK;
-	uint64_t seq = 0, blk = 0, pos, s;
+	uint64_t start = (uint64_t)j * region_blocks(), seq = 0, blk = 0, pos, s;
 	char path[512], line[128];
 	unsigned char *buf;
 	int fd, lfd;
@@ -380,11 +390,9 @@ static int do_tear(unsigned int j, unsigned int sectors)
 	fclose(f);
 	if (!seq || sectors > nblk * (BLK / SECT))
 		return 2;
-	/* the write after the last one, as job_write() would place it */
-	pos = blk - (uint64_t)j * rblocks + nblk;
-	if (pos + nblk > rblocks)
-		pos = 0;
-	blk = (uint64_t)j * rblocks + pos;
+	/* the write after the last one, where job_write() would place it */
+	pos = next_pos(blk - start + nblk, nblk);
+	blk = start + pos;
 	if (posix_memalign((void **)&buf, BLK, (size_t)nblk * BLK))
 		return 2;
 	for (i = 0; i < nblk; i++)
@@ -403,7 +411,7 @@ static int do_tear(unsigned int j, unsigned int sectors)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: xlab-ackw write|verify -d DEV -r RUNID -c CYCLE -l LOGDIR "
+	fprintf(stderr, "usage: xlab-ackw write|verify|tear -d DEV -r RUNID -c CYCLE -l LOGDIR "
 		"[-j JOBS] [-m REGION_MIB] [-t SECS] [-J JOB -s SECTORS]\n");
 	exit(2);
 }
