@@ -179,7 +179,7 @@ enum xblk_req_err {
 	XBLK_REQ_BAD_NR_SEGS,	/* segment count out of range for the op */
 	XBLK_REQ_BAD_INDIRECT_OP, /* indirect inner op not READ or WRITE */
 	XBLK_REQ_BAD_SEG,	/* first_sect > last_sect, or beyond the page */
-	XBLK_REQ_MISALIGNED,	/* start or length not whole logical blocks */
+	XBLK_REQ_MISALIGNED,	/* start or a segment not whole logical blocks */
 	XBLK_REQ_OUT_OF_RANGE,	/* past the end of the device, or wraps */
 	XBLK_REQ_EMPTY,		/* discard of zero sectors */
 };
@@ -401,10 +401,17 @@ xblk_req_check_range(u64 sector, u64 nr_sectors,
  * @nr_sectors: returns the request's length in 512-byte sectors
  *
  * Each segment must lie inside its page (first_sect <= last_sect <= 7 for
- * 4 KiB pages).  The request as a whole must start and end on a logical
- * block boundary and lie inside the device.  Segment boundaries need not be
- * logical-block aligned: a guest may split a block across two pages, and
- * the block layer only needs the whole bio aligned.
+ * 4 KiB pages) and consist of whole logical blocks, and the request must
+ * start on a logical block boundary and lie inside the device.
+ *
+ * Whole blocks per segment, not only per request: a block split across two
+ * pages becomes two bio_vecs that each hold part of a block.  A device with
+ * a virtual boundary (NVMe, dm on top of one) then needs a split inside the
+ * block, which the block layer rounds down to nothing (6.1: bio_split() of
+ * 0 sectors, a BUG) or does not make at all (the driver then gets a bvec
+ * gap it cannot express).  Bios are also cut between segments when a
+ * request has more of them than a bio holds, so every segment boundary must
+ * be a block boundary.  Linux's xen-blkback has the same rule.
  *
  * Return: XBLK_REQ_VALID or the first rule broken.
  */
@@ -413,6 +420,7 @@ xblk_req_check_segs(const struct blkif_request_segment *seg,
 		    unsigned int nr_segs, u64 sector,
 		    const struct xblk_req_limits *lim, u64 *nr_sectors)
 {
+	unsigned int mask = (lim->logical_block_size >> XBLK_SECTOR_SHIFT) - 1;
 	u64 total = 0;
 	unsigned int i;
 
@@ -420,6 +428,8 @@ xblk_req_check_segs(const struct blkif_request_segment *seg,
 		if (seg[i].first_sect > seg[i].last_sect ||
 		    seg[i].last_sect >= XBLK_SECTORS_PER_PAGE)
 			return XBLK_REQ_BAD_SEG;
+		if ((seg[i].first_sect | (seg[i].last_sect + 1U)) & mask)
+			return XBLK_REQ_MISALIGNED;
 		total += seg[i].last_sect - seg[i].first_sect + 1U;
 	}
 	*nr_sectors = total;

@@ -480,7 +480,45 @@ static void xh_case_range(struct xh_dev *h, unsigned long arg)
 	xh_run_expect(h);
 }
 
-/* Unaligned I/O on a 4 KiB-logical-block device. */
+/*
+ * An indirect request of @nseg whole-page segments at @sector whose
+ * segments @split and @split + 1 each hold half a 4 KiB block instead.
+ * @split >= @nseg: all whole pages.
+ */
+static void xh_ind_split(struct xh_dev *h, u8 inner, u64 sector,
+			 unsigned int nseg, unsigned int split, s16 status)
+{
+	struct blkif_request_segment *seg;
+	unsigned int i;
+
+	xh_nexp = 0;
+	for (i = 0; i < XH_IND_PAGES * XH_SEGS_PER_IND; i++) {
+		seg = (struct blkif_request_segment *)
+		      page_address(h->ind[i / XH_SEGS_PER_IND]) +
+		      i % XH_SEGS_PER_IND;
+		seg->first_sect = i == split + 1 ? 4 : 0;
+		seg->last_sect = i == split ? 3 : 7;
+	}
+	xh_ind(h, inner, sector, nseg, DIV_ROUND_UP(nseg, XH_SEGS_PER_IND),
+	       status);
+	xh_run_expect(h);
+	for (i = 0; i < XH_IND_PAGES * XH_SEGS_PER_IND; i++) {
+		seg = (struct blkif_request_segment *)
+		      page_address(h->ind[i / XH_SEGS_PER_IND]) +
+		      i % XH_SEGS_PER_IND;
+		seg->first_sect = 0;
+		seg->last_sect = 7;
+	}
+}
+
+/*
+ * Unaligned I/O on a 4 KiB-logical-block device (with a virtual boundary
+ * in the lab, as NVMe has).  Every segment must be whole logical blocks:
+ * two 2 KiB segments make an aligned 4 KiB request whose bio_vecs leave a
+ * gap inside the block, which the block layer cannot split (on 6.1 the
+ * split rounds down to 0 bytes: a BUG in xblkback's ring thread before the
+ * per-segment check).
+ */
 static void xh_case_unaligned(struct xh_dev *h, unsigned long arg)
 {
 	struct blkif_request *r;
@@ -494,16 +532,33 @@ static void xh_case_unaligned(struct xh_dev *h, unsigned long arg)
 	xh_bad_rw(h, BLKIF_OP_WRITE, 4, 1, BLKIF_RSP_ERROR);
 	r = xh_bad_rw(h, BLKIF_OP_READ, 0, 1, BLKIF_RSP_ERROR);
 	r->u.rw.seg[0].last_sect = 3;
-	/*
-	 * Legal, if odd: one logical block split across two pages (the
-	 * request as a whole is aligned).  Served, and dom0 must not warn.
-	 */
-	r = xh_rw(h, BLKIF_OP_READ, 8, 3, &id);
+	/* Two 2 KiB segments at sector 0, in two pages. */
+	r = xh_bad_rw(h, BLKIF_OP_READ, 0, 2, BLKIF_RSP_ERROR);
+	r->u.rw.seg[0].last_sect = 3;
+	r->u.rw.seg[1].first_sect = 4;
+	r = xh_bad_rw(h, BLKIF_OP_WRITE, 0, 2, BLKIF_RSP_ERROR);
+	r->u.rw.seg[0].first_sect = 4;
+	r->u.rw.seg[1].last_sect = 3;
+	/* One block split across two pages, after a whole one. */
+	r = xh_bad_rw(h, BLKIF_OP_READ, 8, 3, BLKIF_RSP_ERROR);
 	r->u.rw.seg[0].first_sect = 4;
 	r->u.rw.seg[2].last_sect = 3;
+	/* Whole blocks in three pages: served. */
+	r = xh_rw(h, BLKIF_OP_READ, 8, 3, &id);
 	xh_expect(id, BLKIF_OP_READ, BLKIF_RSP_OKAY);
 	xh_good(h, 8);
 	xh_run_expect(h);
+	if (xh_failed || h->max_indirect <= 256)
+		return;
+	/*
+	 * More segments than one bio holds (256): a block split at the
+	 * segments where the bio is cut, and right after it.  Then the
+	 * same request with whole pages, which is served.
+	 */
+	xh_ind_split(h, BLKIF_OP_READ, 0, 300, 255, BLKIF_RSP_ERROR);
+	xh_ind_split(h, BLKIF_OP_WRITE, 0, 300, 256, BLKIF_RSP_ERROR);
+	xh_ind_split(h, BLKIF_OP_READ, 0, 300, 300, BLKIF_RSP_OKAY);
+	xh_note("300-segment indirect requests: split blocks refused, whole pages served");
 }
 
 /* Writes of every kind to a read-only disk. */

@@ -507,6 +507,10 @@ XTEST(conf_req_unaligned_4k)
 	r = mkrw(BLKIF_OP_READ, 1, 8);
 	r.u.rw.seg[0] = mkseg(1, 0, 6);			/* length */
 	CHECK_EQ(chk(&r, &l), XBLK_REQ_MISALIGNED);
+	r = mkrw(BLKIF_OP_READ, 2, 0);			/* 2 x 2 KiB segments */
+	r.u.rw.seg[0] = mkseg(1, 0, 3);
+	r.u.rw.seg[1] = mkseg(2, 4, 7);
+	CHECK_EQ(chk(&r, &l), XBLK_REQ_MISALIGNED);
 	r = mkdiscard(4, 8, 0);
 	CHECK_EQ(chk(&r, &l), XBLK_REQ_MISALIGNED);
 	r = mkdiscard(8, 12, 0);

@@ -369,11 +369,31 @@ XTEST(req_check_4k_blocks)
 	l.logical_block_size = 4096;
 	r = mkrw(BLKIF_OP_READ, 1, 8);
 	CHECK_EQ(xblk_req_check(&r, &l), XBLK_REQ_VALID);
-	/* one 4K block split over two pages: allowed, the total is aligned */
+	/*
+	 * one 4K block split over two pages: refused, though the total is
+	 * aligned (each half is a bio_vec; see xblk_req_check_segs())
+	 */
 	r = mkrw(BLKIF_OP_WRITE, 2, 16);
 	r.u.rw.seg[0] = mkseg(1, 4, 7);
 	r.u.rw.seg[1] = mkseg(2, 0, 3);
+	CHECK_EQ(xblk_req_check(&r, &l), XBLK_REQ_MISALIGNED);
+	/* two 2 KiB segments at sector 0: 8 sectors, two half blocks */
+	r = mkrw(BLKIF_OP_READ, 2, 0);
+	r.u.rw.seg[0] = mkseg(1, 0, 3);
+	r.u.rw.seg[1] = mkseg(2, 4, 7);
+	CHECK_EQ(xblk_req_check(&r, &l), XBLK_REQ_MISALIGNED);
+	/* whole blocks in every segment, after a first block */
+	r = mkrw(BLKIF_OP_READ, 3, 8);
 	CHECK_EQ(xblk_req_check(&r, &l), XBLK_REQ_VALID);
+	/* a segment boundary mid-block on a 2 KiB device, but not on 512 */
+	r = mkrw(BLKIF_OP_READ, 2, 0);
+	r.u.rw.seg[0] = mkseg(1, 0, 2);
+	r.u.rw.seg[1] = mkseg(2, 3, 7);
+	l.logical_block_size = 2048;
+	CHECK_EQ(xblk_req_check(&r, &l), XBLK_REQ_MISALIGNED);
+	l.logical_block_size = 512;
+	CHECK_EQ(xblk_req_check(&r, &l), XBLK_REQ_VALID);
+	l.logical_block_size = 4096;
 	/* half a block */
 	r = mkrw(BLKIF_OP_WRITE, 1, 16);
 	r.u.rw.seg[0] = mkseg(1, 0, 3);

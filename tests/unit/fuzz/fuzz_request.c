@@ -135,12 +135,14 @@ static enum xblk_req_err model_segs(const struct blkif_request_segment *s,
 				    unsigned int n, u64 sector,
 				    const struct xblk_req_limits *l, u128 *total)
 {
-	unsigned int i;
+	unsigned int i, bs = l->logical_block_size / 512;
 
 	*total = 0;
 	for (i = 0; i < n; i++) {
 		if (s[i].first_sect > s[i].last_sect || s[i].last_sect > 7)
 			return XBLK_REQ_BAD_SEG;
+		if (s[i].first_sect % bs || (s[i].last_sect + 1) % bs)
+			return XBLK_REQ_MISALIGNED;
 		*total += s[i].last_sect - s[i].first_sect + 1;
 	}
 	return model_range(sector, *total, l);
@@ -207,6 +209,12 @@ static void check_safe(const struct blkif_request_segment *s, unsigned int n,
 			    s[i].last_sect < XBLK_SECTORS_PER_PAGE,
 			    "accepted segment %u: %u..%u", i, s[i].first_sect,
 			    s[i].last_sect);
+		/* Every bio_vec whole blocks: no split inside a block. */
+		FUZZ_ASSERT(s[i].first_sect % bs == 0 &&
+			    (s[i].last_sect + 1) % bs == 0,
+			    "accepted segment %u: %u..%u splits a %llu-sector block",
+			    i, s[i].first_sect, s[i].last_sect,
+			    (unsigned long long)bs);
 		total += s[i].last_sect - s[i].first_sect + 1;
 	}
 	if (n)
