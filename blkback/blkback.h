@@ -240,7 +240,6 @@ void xbb_gnt_levels(long *grants, long *pages);
  * @ring: owning ring
  * @node: on the free list or the list of one pass (ring thread only)
  * @done: on xbb_ring.done once finished (any context)
- * @work: runs a discard off the ring thread
  * @id: frontend's id, echoed
  * @op: operation echoed in the response (the inner one for indirect)
  * @write: data moves to the device
@@ -254,6 +253,8 @@ void xbb_gnt_levels(long *grants, long *pages);
  * @nr_sectors: length in 512-byte sectors (set once segments are checked)
  * @nr_segs: data segments
  * @nr_ind: indirect descriptor pages
+ * @pages: what it holds of xbb_ring.pages_reserved: its data and indirect
+ *	pages, or XBB_DISCARD_PAGES for a discard
  * @ind_grefs: their grant references (private copy)
  * @pending: bios in flight, plus one while they are being submitted
  * @segs: private copy of the segments: @inline_segs or allocated
@@ -266,7 +267,6 @@ struct xbb_req {
 	struct xbb_ring *ring;
 	struct list_head node;
 	struct llist_node done;
-	struct work_struct work;
 	u64 id;
 	u8 op;
 	bool write;
@@ -279,6 +279,7 @@ struct xbb_req {
 	u64 nr_sectors;
 	unsigned int nr_segs;
 	unsigned int nr_ind;
+	unsigned int pages;
 	grant_ref_t ind_grefs[BLKIF_MAX_INDIRECT_PAGES_PER_REQUEST];
 	atomic_t pending;
 	struct blkif_request_segment *segs;
@@ -356,6 +357,21 @@ static inline void xbb_stat_inc(u64 *counter)
 	xbb_stat_add(counter, 1);
 }
 
+/*
+ * What a discard or secure erase counts against a ring's page budget: it
+ * maps nothing, but it is device work the guest keeps in flight, and up to
+ * a whole device of it per request.  With the default budget (4096 pages)
+ * a ring has at most 16 of them in flight; the rest wait in the ring.
+ */
+#define XBB_DISCARD_PAGES	256
+
+/* xbb_ring.life */
+enum xbb_thread_life {
+	XBB_THREAD_NEW,		/* created; has taken nothing yet */
+	XBB_THREAD_RUNNING,	/* serving the ring */
+	XBB_THREAD_DRAINED,	/* everything answered, every grant dropped */
+};
+
 /* xbb_ring.flags */
 #define XBB_RING_EVENT	0	/* event received, EOI owed (irq -> thread) */
 #define XBB_RING_TRIM	1	/* dom0 is short of memory: empty the page cache */
@@ -391,6 +407,8 @@ static inline void xbb_stat_inc(u64 *counter)
  * @deferred: req_event was left unarmed because requests are in flight:
  *	their completions wake us to look at the ring (poll_inflight)
  * @took_since_eoi: requests were taken since the last late EOI
+ * @life: where the thread is in its life (a thread that died on the way
+ *	stays XBB_THREAD_RUNNING)
  * @rsp_pushed: rsp_prod_pvt when responses were last pushed
  * @reqs: one request slot per ring slot
  * @free_reqs: unused slots
@@ -423,6 +441,7 @@ struct xbb_ring {
 	bool idle_round;
 	bool deferred;
 	bool took_since_eoi;
+	enum xbb_thread_life life;
 	struct list_head retry;
 	unsigned long backoff;
 	unsigned long retry_at;
@@ -444,7 +463,7 @@ int xbb_ring_map(struct xbb_ring *ring, const grant_ref_t *grefs,
 		 unsigned int order, evtchn_port_t evtchn);
 void xbb_ring_unmap(struct xbb_ring *ring);
 int xbb_ring_start(struct xbb_ring *ring);
-void xbb_ring_stop(struct xbb_ring *ring);
+bool xbb_ring_stop(struct xbb_ring *ring);
 void xbb_ring_respond(struct xbb_ring *ring, u64 id, u8 op, s16 status);
 void xbb_ring_limits(struct xbb_ring *ring, struct xblk_req_limits *lim);
 
@@ -475,10 +494,18 @@ void xbb_ring_limits(struct xbb_ring *ring, struct xblk_req_limits *lim);
  * @persistent: both sides agreed on persistent grants
  * @discard: feature-discard was advertised (device and toolstack agree)
  * @threads_running: ring threads started (we are Connected)
+ * @old_rings: rings being stopped by @teardown_work, NULL when none: while
+ *	  they are, frontend state changes wait (@teardown_work replays the
+ *	  frontend's state once they are gone)
+ * @nr_old_rings: entries of @old_rings
+ * @removed: remove ran while @old_rings were stopping: @teardown_work
+ *	  closes the device and frees it
  * @rings_lock: protects @rings and @nr_rings for sysfs readers, which do
  *	  not take @lock; writers hold both
  * @rings: array of @nr_rings rings
  * @resize_work: tells the frontend the new size (queued by ring 0)
+ * @teardown_work: stops @old_rings off the xenwatch thread, which must not
+ *	  wait for a guest's requests (every xenbus watch of dom0 waits then)
  */
 struct xbb_dev {
 	struct xenbus_device *xdev;
@@ -500,12 +527,16 @@ struct xbb_dev {
 	bool persistent;
 	bool discard;
 	bool threads_running;
+	struct xbb_ring *old_rings;
+	unsigned int nr_old_rings;
+	bool removed;
 
 	/* See @rings_lock above. */
 	spinlock_t rings_lock;
 	struct xbb_ring *rings;
 
 	struct work_struct resize_work;
+	struct work_struct teardown_work;
 };
 
 __printf(2, 3) void xbb_warn_rl(struct xbb_dev *be, const char *fmt, ...);

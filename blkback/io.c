@@ -21,6 +21,7 @@
 #include <linux/bio.h>
 #include <linux/blkdev.h>
 #include <linux/highmem.h>
+#include <linux/mm.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 
@@ -33,7 +34,8 @@
  *
  * Context: ring thread.
  * Return: 0, or -ENOMEM when the segment array of a large indirect
- * request cannot be allocated (the caller retries later).
+ * request cannot be allocated, not even from vmalloc (the caller retries
+ * later).
  */
 int xbb_req_setup(struct xbb_req *xr, const struct blkif_request *req)
 {
@@ -68,10 +70,14 @@ int xbb_req_setup(struct xbb_req *xr, const struct blkif_request *req)
 		for (i = 0; i < xr->nr_ind; i++)
 			xr->ind[i].gref = req->u.indirect.indirect_grefs[i];
 		if (nseg > BLKIF_MAX_SEGMENTS_PER_REQUEST) {
-			/* One allocation: segments, then their grants. */
-			xr->segs = kmalloc(nseg * (sizeof(*xr->segs) +
-						   sizeof(*xr->gnts)),
-					   GFP_NOIO | __GFP_NOWARN);
+			/*
+			 * One allocation: segments, then their grants; up to
+			 * 160 KiB, so not physically contiguous when dom0's
+			 * memory is fragmented.
+			 */
+			xr->segs = kvmalloc(nseg * (sizeof(*xr->segs) +
+						    sizeof(*xr->gnts)),
+					    GFP_NOIO | __GFP_NOWARN);
 			if (!xr->segs) {
 				xr->segs = xr->inline_segs;
 				return -ENOMEM;
@@ -101,7 +107,7 @@ int xbb_req_setup(struct xbb_req *xr, const struct blkif_request *req)
 void xbb_req_teardown(struct xbb_req *xr)
 {
 	if (xr->segs != xr->inline_segs)
-		kfree(xr->segs);
+		kvfree(xr->segs);
 	xr->segs = xr->inline_segs;
 	xr->gnts = xr->inline_gnts;
 }
@@ -148,7 +154,8 @@ static void xbb_bio_end_io(struct bio *bio)
 
 	if (bio->bi_status)
 		WRITE_ONCE(xr->status,
-			   bio->bi_status == BLK_STS_NOTSUPP && xr->flush ?
+			   bio->bi_status == BLK_STS_NOTSUPP &&
+			   (xr->flush || xr->op == BLKIF_OP_DISCARD) ?
 			   BLKIF_RSP_EOPNOTSUPP : BLKIF_RSP_ERROR);
 	bio_put(bio);
 	xbb_req_put(xr);
@@ -210,21 +217,39 @@ static void xbb_submit_data(struct xbb_req *xr)
 	xbb_req_put(xr);
 }
 
-static void xbb_discard_work(struct work_struct *work)
+/*
+ * A discard or secure erase, as bios submitted from the ring thread like
+ * data: never as blocking work on a shared workqueue, which a guest could
+ * fill with whole-device discards.  Each bio is as large as bi_size allows
+ * (secure erase: as the device allows), rounded to the discard granularity
+ * so that the block layer's own splits stay aligned; the block layer cuts
+ * them to the device's limits.
+ */
+static void xbb_submit_discard(struct xbb_req *xr)
 {
-	struct xbb_req *xr = container_of(work, struct xbb_req, work);
 	struct block_device *bdev = xr->ring->be->vbd.bdev;
-	int err;
+	enum req_op op = xr->secure ? REQ_OP_SECURE_ERASE : REQ_OP_DISCARD;
+	unsigned int gran = max(bdev_discard_granularity(bdev),
+				bdev_logical_block_size(bdev)) >> SECTOR_SHIFT;
+	u64 max = xr->secure ? bdev_max_secure_erase_sectors(bdev) :
+			       (UINT_MAX >> SECTOR_SHIFT) / gran * gran;
+	u64 sector = xr->sector, left = xr->nr_sectors;
 
-	if (xr->secure)
-		err = blkdev_issue_secure_erase(bdev, xr->sector,
-						xr->nr_sectors, GFP_NOIO);
-	else
-		err = blkdev_issue_discard(bdev, xr->sector, xr->nr_sectors,
-					   GFP_NOIO);
-	xbb_req_finish(xr, !err ? BLKIF_RSP_OKAY :
-			   err == -EOPNOTSUPP ? BLKIF_RSP_EOPNOTSUPP :
-			   BLKIF_RSP_ERROR);
+	atomic_set(&xr->pending, 1);
+	while (left && max) {
+		u64 n = min(left, max);
+		struct bio *bio = xbb_bio_alloc(xr, 0, op, sector);
+
+		bio->bi_iter.bi_size = n << SECTOR_SHIFT;
+		submit_bio(bio);
+		sector += n;
+		left -= n;
+		cond_resched();
+	}
+	/* No secure erase any more (the device changed): not supported. */
+	if (left)
+		WRITE_ONCE(xr->status, BLKIF_RSP_EOPNOTSUPP);
+	xbb_req_put(xr);
 }
 
 /*
@@ -273,8 +298,7 @@ static void xbb_submit(struct xbb_ring *ring, struct xbb_req *xr)
 	case BLKIF_OP_DISCARD:
 		xbb_stat_inc(&ring->stats.ds_req);
 		xbb_stat_add(&ring->stats.ds_sect, xr->nr_sectors);
-		INIT_WORK(&xr->work, xbb_discard_work);
-		queue_work(system_unbound_wq, &xr->work);
+		xbb_submit_discard(xr);
 		return;
 	case BLKIF_OP_FLUSH_DISKCACHE:
 		if (!xr->nr_segs) {
@@ -422,7 +446,7 @@ unsigned int xbb_io_reap(struct xbb_ring *ring)
 		if (status != BLKIF_RSP_OKAY && !xr->refused)
 			xbb_stat_inc(&ring->stats.io_err);
 		xbb_ring_respond(ring, xr->id, xr->op, status);
-		ring->pages_reserved -= xr->nr_ind + xr->nr_segs;
+		ring->pages_reserved -= xr->pages;
 		xbb_req_teardown(xr);
 		list_add(&xr->node, &ring->free_reqs);
 		ring->inflight--;

@@ -182,13 +182,16 @@ static struct xbb_req *xbb_ring_take(struct xbb_ring *ring,
 	unsigned int nseg = xblk_req_nr_segs(req);
 	unsigned int nind = req->operation == BLKIF_OP_INDIRECT ?
 			    xblk_indirect_frames(nseg) : 0;
+	unsigned int pages = req->operation == BLKIF_OP_DISCARD ?
+			     min(XBB_DISCARD_PAGES, ring->max_pages) :
+			     nseg + nind;
 	struct xbb_req *xr;
 
 	xr = list_first_entry_or_null(&ring->free_reqs, struct xbb_req, node);
 	/* One slot per ring slot, and req_prod was checked: never empty. */
 	if (WARN_ON_ONCE(!xr))
 		return NULL;
-	if (ring->pages_reserved + nseg + nind > ring->max_pages)
+	if (ring->pages_reserved + pages > ring->max_pages)
 		return NULL;
 	if (xbb_req_setup(xr, req))
 		goto out_starved;
@@ -199,7 +202,8 @@ static struct xbb_req *xbb_ring_take(struct xbb_ring *ring,
 
 	list_del_init(&xr->node);
 	ring->inflight++;
-	ring->pages_reserved += nseg + nind;
+	xr->pages = pages;
+	ring->pages_reserved += pages;
 	return xr;
 
 out_release_ind:
@@ -382,14 +386,18 @@ static void xbb_ring_round(struct xbb_ring *ring, bool timed_out)
 		ring->more = more;
 	}
 	/*
-	 * An event is spurious only if no request came since the last EOI:
-	 * a round woken by a completion often takes the requests whose event
-	 * is handled in the next round, and a blocked round leaves requests
-	 * for later.  (Spurious EOIs make Xen delay the event channel, up to
-	 * a second.)  A halted ring owes nothing: its event channel stays
+	 * An event is spurious only if no request came since the last EOI: a
+	 * round woken by a completion often takes the requests whose event is
+	 * handled in the next round.  A round that is blocked (budget spent,
+	 * or backing off) and takes nothing makes it spurious too: the
+	 * completion or the backoff timer wakes the thread to take what
+	 * waits, so the event bought nothing, and a guest that keeps the
+	 * budget spent and notifies in a loop must be throttled like any
+	 * other (spurious EOIs make Linux delay the event channel, up to a
+	 * second).  A halted ring owes nothing: its event channel stays
 	 * masked.
 	 */
-	ring->took_since_eoi |= took || ring->blocked;
+	ring->took_since_eoi |= took;
 	if (event && !ring->halted) {
 		xen_irq_lateeoi(ring->irq, ring->took_since_eoi ? 0 :
 				XEN_EOI_FLAG_SPURIOUS);
@@ -418,6 +426,7 @@ static void xbb_ring_drain(struct xbb_ring *ring)
 	}
 	xbb_ring_push(ring);
 	xbb_gnt_free_all(ring);
+	ring->life = XBB_THREAD_DRAINED;
 }
 
 /*
@@ -454,6 +463,7 @@ static int xbb_ring_thread(void *arg)
 {
 	struct xbb_ring *ring = arg;
 
+	ring->life = XBB_THREAD_RUNNING;
 	while (!kthread_should_stop()) {
 		long timeout = XBB_IDLE_TIMEOUT;
 		bool idle, polled = false, backing_off = ring->starved;
@@ -635,11 +645,15 @@ int xbb_ring_start(struct xbb_ring *ring)
 	lockdep_assert_held(&be->lock);
 	/* Requests may be waiting already (a ring resumed after a rebind). */
 	ring->more = true;
-	t = kthread_run(xbb_ring_thread, ring, "xbb.%u.%s.%u", be->domid,
-			strrchr(be->xdev->nodename, '/') + 1, ring->index);
+	ring->life = XBB_THREAD_NEW;
+	t = kthread_create(xbb_ring_thread, ring, "xbb.%u.%s.%u", be->domid,
+			   strrchr(be->xdev->nodename, '/') + 1, ring->index);
 	if (IS_ERR(t))
 		return PTR_ERR(t);
+	/* kthread_stop() must find the task even if the thread died. */
+	get_task_struct(t);
 	ring->task = t;
+	wake_up_process(t);
 	return 0;
 }
 
@@ -648,15 +662,26 @@ int xbb_ring_start(struct xbb_ring *ring)
  * @ring: ring
  *
  * Blocks until the requests in flight complete, their grants are unmapped
- * and every persistent grant and free page of the ring is released.
+ * and every persistent grant and free page of the ring is released.  Safe
+ * when the thread is already gone.
  *
- * Context: process context, under xbb_dev.lock; sleeps.
+ * Context: process context; sleeps for as long as the guest's requests take
+ * (never on the xenwatch thread: xenbus.c calls it from its teardown work).
+ * Return: true if the ring may be unmapped and freed; false if its thread
+ * died before it drained (requests may still be in flight and point at it:
+ * it must be leaked).
  */
-void xbb_ring_stop(struct xbb_ring *ring)
+bool xbb_ring_stop(struct xbb_ring *ring)
 {
-	lockdep_assert_held(&ring->be->lock);
 	if (!ring->task)
-		return;
+		return true;
 	kthread_stop(ring->task);
+	put_task_struct(ring->task);
 	ring->task = NULL;
+	if (ring->life == XBB_THREAD_RUNNING) {
+		xbb_warn(ring->be, "ring %u: its thread ended before it drained: leaking the ring",
+			 ring->index);
+		return false;
+	}
+	return true;
 }

@@ -348,6 +348,9 @@ out:
 /* ------------------------------------------------------------------ */
 /* Connecting.                                                         */
 
+/* Ring teardowns (xbb_teardown_work()): they wait for guests' requests. */
+static struct workqueue_struct *xbb_wq;
+
 /* Publish or withdraw the rings for sysfs readers. */
 static void xbb_set_rings(struct xbb_dev *be, struct xbb_ring *rings,
 			  unsigned int nr)
@@ -359,27 +362,53 @@ static void xbb_set_rings(struct xbb_dev *be, struct xbb_ring *rings,
 }
 
 /*
- * Stop and free the rings: every request in flight is answered, every grant
- * unmapped, every page freed.  Idempotent.
+ * Stop and free rings: every request in flight is answered, every grant
+ * unmapped, every page freed.  Sleeps as long as the guest's slowest
+ * request: never call it on the xenwatch thread (see xbb_disconnect()).
  */
-static void xbb_disconnect(struct xbb_dev *be)
+static void xbb_rings_destroy(struct xbb_dev *be, struct xbb_ring *rings,
+			      unsigned int nr)
 {
-	struct xbb_ring *rings = be->rings;
-	unsigned int i, nr = be->nr_rings;
+	bool lost = false;
+	unsigned int i;
 
-	lockdep_assert_held(&be->lock);
-	if (!rings)
-		return;
 	for (i = 0; i < nr; i++)
-		xbb_ring_stop(&rings[i]);
-	be->threads_running = false;
+		lost |= !xbb_ring_stop(&rings[i]);
+	/* Ring 0's thread may have queued it until it stopped. */
 	cancel_work_sync(&be->resize_work);
-	xbb_set_rings(be, NULL, 0);
+	if (lost)
+		return;		/* bios may still point at the rings */
 	/* Completions still inside xbb_req_done() (io.c). */
 	synchronize_rcu();
+	mutex_lock(&be->lock);
 	for (i = 0; i < nr; i++)
 		xbb_ring_unmap(&rings[i]);
+	mutex_unlock(&be->lock);
 	kfree(rings);
+}
+
+/*
+ * Start taking the rings down.  The ring threads answer what is in flight,
+ * which takes as long as the guest's slowest request (a whole-disk discard,
+ * a flush on a slow device): xbb_teardown_work() waits for them, so that
+ * the xenwatch thread, which runs every xenbus watch of dom0, never does.
+ * Return: true when there is nothing left to take down; false while the
+ * old rings are still stopping (the caller's state change waits for
+ * xbb_teardown_work(), which replays the frontend's state).
+ */
+static bool xbb_disconnect(struct xbb_dev *be)
+{
+	lockdep_assert_held(&be->lock);
+	if (be->rings) {
+		be->old_rings = be->rings;
+		be->nr_old_rings = be->nr_rings;
+		be->threads_running = false;
+		xbb_set_rings(be, NULL, 0);
+		/* The work may run past remove: the device must stay. */
+		get_device(&be->xdev->dev);
+		queue_work(xbb_wq, &be->teardown_work);
+	}
+	return !be->old_rings;
 }
 
 /* How much of a bad value our messages quote (escaped). */
@@ -698,20 +727,26 @@ out_unlock:
 /* ------------------------------------------------------------------ */
 /* The frontend's state.                                               */
 
-static void xbb_frontend_changed(struct xenbus_device *dev,
-				 enum xenbus_state fe_state)
+/*
+ * Act on the frontend's state.  While old rings are still stopping, only
+ * Closing is announced at once; everything else waits for
+ * xbb_teardown_work(), which calls this again with the state of then.
+ * Return: whether the device is to be unregistered (after the lock).
+ */
+static bool xbb_frontend_state(struct xbb_dev *be, enum xenbus_state fe_state)
 {
-	struct xbb_dev *be = dev_get_drvdata(&dev->dev);
-	bool unregister = false;
+	struct xenbus_device *dev = be->xdev;
 
-	mutex_lock(&be->lock);
+	lockdep_assert_held(&be->lock);
 	switch (fe_state) {
 	case XenbusStateInitialising:
 		/* Restarted without closing: start over. */
 		if (dev->state == XenbusStateConnected ||
-		    dev->state == XenbusStateClosing)
-			xbb_disconnect(be);
-		if (dev->state != XenbusStateInitWait)
+		    dev->state == XenbusStateClosing) {
+			if (!xbb_disconnect(be))
+				break;
+		}
+		if (dev->state != XenbusStateInitWait && !be->old_rings)
 			xenbus_switch_state(dev, XenbusStateInitWait);
 		break;
 
@@ -721,8 +756,7 @@ static void xbb_frontend_changed(struct xenbus_device *dev,
 		if (dev->state == XenbusStateConnected)
 			break;
 		/* A frontend may skip Initialised, or come back from Closed. */
-		xbb_disconnect(be);
-		if (xbb_map_rings(be))
+		if (!xbb_disconnect(be) || xbb_map_rings(be))
 			break;
 		xbb_try_connect(be);
 		break;
@@ -733,26 +767,75 @@ static void xbb_frontend_changed(struct xenbus_device *dev,
 		break;
 
 	case XenbusStateClosed:
-		xbb_disconnect(be);
+		/* Closed only once nothing is mapped any more. */
+		if (!xbb_disconnect(be))
+			break;
 		xenbus_switch_state(dev, XenbusStateClosed);
-		unregister = !xenbus_dev_is_online(dev);
-		break;
+		return !xenbus_dev_is_online(dev);
 
 	case XenbusStateUnknown:
 		/* The frontend's directory is gone: the domain died. */
-		xbb_disconnect(be);
-		unregister = true;
-		break;
+		return xbb_disconnect(be);
 
 	default:
 		xbb_warn_state(be, "ignoring frontend state %s",
 			       xenbus_strstate(fe_state));
 		break;
 	}
+	return false;
+}
+
+static void xbb_frontend_changed(struct xenbus_device *dev,
+				 enum xenbus_state fe_state)
+{
+	struct xbb_dev *be = dev_get_drvdata(&dev->dev);
+	bool unregister;
+
+	mutex_lock(&be->lock);
+	unregister = xbb_frontend_state(be, fe_state);
 	mutex_unlock(&be->lock);
 
 	if (unregister)
 		device_unregister(&dev->dev);
+}
+
+static void xbb_free(struct xbb_dev *be)
+{
+	mutex_lock(&be->lock);
+	xbb_vbd_close(be);
+	mutex_unlock(&be->lock);
+	kfree(be);
+}
+
+/*
+ * Take the old rings down (sleeping as long as their requests take), then
+ * catch up with what the frontend did meanwhile, or finish a remove.
+ *
+ * Where the frontend's state says to unregister the device, the work only
+ * closes the backing device (so that the hotplug script can release it):
+ * unregistering here could race with xenbus removing the same device on
+ * the xenwatch thread when the toolstack deletes its directory, which it
+ * does next.
+ */
+static void xbb_teardown_work(struct work_struct *work)
+{
+	struct xbb_dev *be = container_of(work, struct xbb_dev, teardown_work);
+	struct xenbus_device *dev = be->xdev;
+	bool removed;
+
+	xbb_rings_destroy(be, be->old_rings, be->nr_old_rings);
+
+	mutex_lock(&be->lock);
+	be->old_rings = NULL;
+	be->nr_old_rings = 0;
+	removed = be->removed;
+	if (!removed && xbb_frontend_state(be, xb_otherend_state(dev)))
+		xbb_vbd_close(be);
+	mutex_unlock(&be->lock);
+
+	if (removed)
+		xbb_free(be);
+	put_device(&dev->dev);
 }
 
 /* ------------------------------------------------------------------ */
@@ -784,6 +867,7 @@ static int xbb_probe(struct xenbus_device *dev,
 	mutex_init(&be->lock);
 	spin_lock_init(&be->rings_lock);
 	INIT_WORK(&be->resize_work, xbb_resize_work);
+	INIT_WORK(&be->teardown_work, xbb_teardown_work);
 	xbb_params_get(&be->params);
 	dev_set_drvdata(&dev->dev, be);
 
@@ -814,6 +898,7 @@ out_free:
 static void xbb_remove(struct xenbus_device *dev)
 {
 	struct xbb_dev *be = dev_get_drvdata(&dev->dev);
+	bool done;
 
 	/* Before the lock: the watch callback takes it. */
 	unregister_xenbus_watch(&be->hp_watch);
@@ -821,12 +906,14 @@ static void xbb_remove(struct xenbus_device *dev)
 	be->hp_watch.node = NULL;
 
 	mutex_lock(&be->lock);
-	xbb_disconnect(be);
-	xbb_vbd_close(be);
+	done = xbb_disconnect(be);
+	/* Otherwise the teardown work frees the device when it is done. */
+	be->removed = !done;
 	mutex_unlock(&be->lock);
 
 	dev_set_drvdata(&dev->dev, NULL);
-	kfree(be);
+	if (done)
+		xbb_free(be);
 }
 
 /*
@@ -876,7 +963,16 @@ static struct xenbus_driver xbb_driver = {
  */
 int xbb_xenbus_init(void)
 {
-	return xenbus_register_backend(&xbb_driver);
+	int err;
+
+	/* Sleeps in the guests' requests: not a system workqueue. */
+	xbb_wq = alloc_workqueue("xblkback", WQ_UNBOUND, 0);
+	if (!xbb_wq)
+		return -ENOMEM;
+	err = xenbus_register_backend(&xbb_driver);
+	if (err)
+		destroy_workqueue(xbb_wq);
+	return err;
 }
 
 /**
@@ -887,4 +983,6 @@ int xbb_xenbus_init(void)
 void xbb_xenbus_exit(void)
 {
 	xenbus_unregister_driver(&xbb_driver);
+	/* Teardowns that remove left to finish. */
+	destroy_workqueue(xbb_wq);
 }

@@ -56,6 +56,8 @@
 #define XH_IND_PAGES	BLKIF_MAX_INDIRECT_PAGES_PER_REQUEST
 #define XH_SEGS_PER_IND	(XEN_PAGE_SIZE / sizeof(struct blkif_request_segment))
 #define XH_RSP_TIMEOUT	(5 * HZ)
+/* blkif's largest ring: 16 pages. */
+#define XH_MAX_RING_PAGES	16
 #define XH_MAX_EXP	16
 #define XH_RESULT_LEN	768
 /* A grant reference far beyond any grant table. */
@@ -66,8 +68,9 @@
 /**
  * struct xh_dev - the one vbd we attack
  * @xdev: xenbus device
- * @ring: front ring (one page)
- * @ring_ref: its grant
+ * @ring: front ring (1 << @order pages)
+ * @ring_ref: grants of its pages
+ * @order: log2 of its pages (the ring_order parameter at probe)
  * @irq: event channel irq, 0 if none
  * @evtchn: event channel
  * @wq: woken by the event channel
@@ -91,7 +94,8 @@
 struct xh_dev {
 	struct xenbus_device *xdev;
 	struct blkif_front_ring ring;
-	grant_ref_t ring_ref;
+	grant_ref_t ring_ref[XH_MAX_RING_PAGES];
+	unsigned int order;
 	unsigned int irq;
 	evtchn_port_t evtchn;
 	wait_queue_head_t wq;
@@ -131,6 +135,11 @@ static bool xh_persistent;
 module_param_named(persistent, xh_persistent, bool, 0644);
 MODULE_PARM_DESC(persistent,
 		 "Ask for persistent grants (feature-persistent) on devices bound afterwards");
+
+static unsigned int xh_ring_order;
+module_param_named(ring_order, xh_ring_order, uint, 0644);
+MODULE_PARM_DESC(ring_order,
+		 "log2 of the ring pages of devices bound afterwards, 0..4 (default 0); the backend must offer it");
 
 /* The key spec (see the top of the file), "" for none; under xh_lock. */
 #define XH_SPEC_MAX	4096
@@ -804,6 +813,121 @@ static void xh_case_storm(struct xh_dev *h, unsigned long arg)
 }
 
 /*
+ * Storm on a full ring: indirect reads of 16 segments each that use up a
+ * backend's page budget of @pages (its max_inflight_pages, the lab's 64),
+ * and one read more that has to wait for them, then notifications in a
+ * loop for @arg (default 8) seconds while the backend cannot take that
+ * read.  On a slow device the budget stays used up for the whole storm.
+ * Every request must still be answered (the device decides how long).
+ */
+static void xh_case_stormfull(struct xh_dev *h, unsigned long arg)
+{
+	unsigned long end = jiffies + (arg ? arg : 8) * HZ, n = 0;
+	unsigned int i, pages = 64;
+
+	if (!h->max_indirect) {
+		xh_fail("backend offers no indirect requests");
+		return;
+	}
+	for (i = 0; i < pages / 16; i++)
+		xh_ind(h, BLKIF_OP_READ, i * 128, 16, 1, BLKIF_RSP_OKAY);
+	xh_good(h, 0);
+	xh_push(h);
+	while (time_before(jiffies, end)) {
+		notify_remote_via_irq(h->irq);
+		if (!(++n & 255))
+			cond_resched();
+	}
+	xh_check(h, 120 * HZ);
+	xh_note("notifications=%lu", n);
+}
+
+/*
+ * One indirect READ of @arg segments (default: the backend's maximum), all
+ * eight descriptor pages if need be: must be served.  dom0 runs it with its
+ * memory fragmented, where the backend's segment array for it (160 KiB for
+ * 4096 segments) cannot be physically contiguous.
+ */
+static void xh_case_bigind(struct xh_dev *h, unsigned long arg)
+{
+	unsigned int nseg = min_t(unsigned long, arg ? arg : h->max_indirect,
+				  h->max_indirect);
+
+	if (nseg <= BLKIF_MAX_SEGMENTS_PER_REQUEST) {
+		xh_fail("backend offers %u indirect segments", h->max_indirect);
+		return;
+	}
+	xh_ind(h, BLKIF_OP_READ, 0, nseg, DIV_ROUND_UP(nseg, XH_SEGS_PER_IND),
+	       BLKIF_RSP_OKAY);
+	xh_good(h, 0);
+	xh_push(h);
+	xh_check(h, 20 * HZ);
+	xh_note("segments=%u", nseg);
+}
+
+/*
+ * Discard flood: @arg (default: a full ring) discards of the whole device,
+ * pushed at once.  On a slow device the backend must keep them off dom0's
+ * shared workqueues and bound how many are in flight; dom0 measures both.
+ * Every one must be answered OKAY (the device decides how fast).
+ */
+static void xh_case_discards(struct xh_dev *h, unsigned long arg)
+{
+	unsigned int i, total = min_t(unsigned long, arg ? arg : UINT_MAX,
+				      RING_SIZE(&h->ring) - 1);
+	unsigned int ok = 0, got = 0, n;
+	struct blkif_response rsp[XH_MAX_EXP];
+	unsigned long end = jiffies + 300 * HZ;
+
+	if (!h->discard) {
+		xh_fail("backend offers no discard");
+		return;
+	}
+	for (i = 0; i < total; i++) {
+		struct blkif_request *r = xh_slot(h);
+
+		r->operation = BLKIF_OP_DISCARD;
+		r->u.discard.id = h->next_id++;
+		r->u.discard.sector_number = 0;
+		r->u.discard.nr_sectors = h->sectors;
+	}
+	xh_push(h);
+	while (got < total && time_before(jiffies, end)) {
+		n = xh_collect(h, rsp, min_t(unsigned int, total - got,
+					     XH_MAX_EXP), HZ);
+		for (i = 0; i < n; i++)
+			ok += rsp[i].status == BLKIF_RSP_OKAY &&
+			      rsp[i].operation == BLKIF_OP_DISCARD;
+		got += n;
+	}
+	xh_refused += got - ok;
+	if (got != total || ok != total)
+		xh_fail("%u discards: %u answered, %u OKAY", total, got, ok);
+	else
+		xh_note("discards=%u all answered OKAY", total);
+}
+
+/*
+ * Close with requests in flight: @arg (default 16) reads, pushed, then
+ * Closing at once.  On a slow device the backend's disconnect has to wait
+ * for them; dom0 checks that meanwhile it still handles other devices'
+ * xenbus events.  The device is dead for further cases.
+ */
+static void xh_case_slowclose(struct xh_dev *h, unsigned long arg)
+{
+	unsigned int i, n = clamp_t(unsigned long, arg ? arg : 16, 1,
+				    RING_SIZE(&h->ring) - 1);
+	u64 id;
+
+	for (i = 0; i < n; i++)
+		xh_rw(h, BLKIF_OP_READ, (u64)i * 8, 1, &id);
+	xh_push(h);
+	xenbus_switch_state(h->xdev, XenbusStateClosing);
+	h->dead = true;
+	xh_note("%u reads pushed, then Closing", n);
+}
+
+/*
  * Producer index far ahead of the consumer: the backend must stop the ring
  * (and say so); a good request pushed afterwards gets no answer.
  */
@@ -892,9 +1016,13 @@ static const struct xh_case xh_cases[] = {
 	{ "dupid", xh_case_dupid },
 	{ "dfetch", xh_case_dfetch },
 	{ "storm", xh_case_storm },
+	{ "stormfull", xh_case_stormfull },
 	{ "flood", xh_case_flood },
-	/* Breaks the ring: last on a device. */
+	{ "discards", xh_case_discards },
+	{ "bigind", xh_case_bigind },
+	/* Break the ring or the device: last on a device. */
 	{ "prod", xh_case_prod },
+	{ "slowclose", xh_case_slowclose },
 };
 
 static void xh_run(const char *name, unsigned long arg)
@@ -1097,7 +1225,8 @@ static void xh_free(struct xh_dev *h)
 		if (h->ind[i])
 			gnttab_end_foreign_access(h->ind_ref[i], h->ind[i]);
 	if (h->ring.sring)
-		xenbus_teardown_ring((void **)&h->ring.sring, 1, &h->ring_ref);
+		xenbus_teardown_ring((void **)&h->ring.sring, 1U << h->order,
+				     h->ring_ref);
 	kfree(h);
 }
 
@@ -1128,12 +1257,13 @@ static int xh_setup(struct xh_dev *h)
 	unsigned int i, j;
 	int err;
 
-	err = xenbus_setup_ring(dev, GFP_KERNEL, (void **)&sring, 1,
-				&h->ring_ref);
+	h->order = min(READ_ONCE(xh_ring_order), 4U);
+	err = xenbus_setup_ring(dev, GFP_KERNEL, (void **)&sring,
+				1U << h->order, h->ring_ref);
 	if (err)
 		return err;
 	SHARED_RING_INIT(sring);
-	FRONT_RING_INIT(&h->ring, sring, XEN_PAGE_SIZE);
+	FRONT_RING_INIT(&h->ring, sring, XEN_PAGE_SIZE << h->order);
 
 	for (i = 0; i < XH_DATA_PAGES; i++) {
 		h->data[i] = xh_grant_page(h, &h->data_ref[i]);
@@ -1183,7 +1313,7 @@ static void xh_expand(struct xh_dev *h, const char *tmpl, char *out)
 		}
 		switch (*++tmpl) {
 		case 'r':
-			v = h->ring_ref;
+			v = h->ring_ref[0];
 			break;
 		case 'e':
 			v = h->evtchn;
@@ -1245,6 +1375,25 @@ out:
 	return err;
 }
 
+/* ring-ref, or ring-page-order and ring-ref0..N-1 for a multi-page ring. */
+static int xh_write_ring_refs(struct xh_dev *h, struct xenbus_transaction xbt)
+{
+	const char *node = h->xdev->nodename;
+	unsigned int i;
+	char key[16];
+	int err;
+
+	if (!h->order)
+		return xenbus_printf(xbt, node, "ring-ref", "%u",
+				     h->ring_ref[0]);
+	err = xenbus_printf(xbt, node, "ring-page-order", "%u", h->order);
+	for (i = 0; !err && i < 1U << h->order; i++) {
+		snprintf(key, sizeof(key), "ring-ref%u", i);
+		err = xenbus_printf(xbt, node, key, "%u", h->ring_ref[i]);
+	}
+	return err;
+}
+
 /* Write our keys (and the spec, if any) and switch to Initialised. */
 static int xh_publish(struct xh_dev *h, const char *spec)
 {
@@ -1256,7 +1405,7 @@ again:
 	err = xenbus_transaction_start(&xbt);
 	if (err)
 		return err;
-	err = xenbus_printf(xbt, dev->nodename, "ring-ref", "%u", h->ring_ref);
+	err = xh_write_ring_refs(h, xbt);
 	if (!err)
 		err = xenbus_printf(xbt, dev->nodename, "event-channel", "%u",
 				    h->evtchn);
@@ -1309,7 +1458,7 @@ static int xh_probe(struct xenbus_device *dev,
 	xh_cur = h;
 	mutex_unlock(&xh_lock);
 	dev_info(&dev->dev, "hostile frontend bound, ring-ref %u event-channel %u\n",
-		 h->ring_ref, h->evtchn);
+		 h->ring_ref[0], h->evtchn);
 	return 0;
 
 out_unlock:

@@ -168,6 +168,7 @@ copy_modules "$R" xenfs xen-evtchn xen-gntdev xen-gntalloc xen-privcmd xen-blkba
 [ -f "$OUT/modules/xblkback.ko" ] && cp "$OUT/modules/xblkback.ko" "$R/extra/"
 # test-only: the hostile backend of suites/hostile-back.sh
 [ -f "$OUT/modules/xblkhostileback.ko" ] && cp "$OUT/modules/xblkhostileback.ko" "$R/extra/"
+[ -f "$OUT/modules/xlabprobe.ko" ] && cp "$OUT/modules/xlabprobe.ko" "$R/extra/"
 # xblkfront.ko in dom0 too: only so that suites can see it was built
 [ -f "$OUT/modules/xblkfront.ko" ] && cp "$OUT/modules/xblkfront.ko" "$R/extra/"
 [ -f "$OUT/modules/xblkhostile.ko" ] && cp "$OUT/modules/xblkhostile.ko" "$R/extra/"

@@ -309,8 +309,13 @@ build_modules() {
 		make -C "$src/tests/hostile-back" KDIR="$KDIR" > "$OUT/build-hostile-back.log" 2>&1 ||
 			say "tests/hostile-back build failed, see $OUT/build-hostile-back.log"
 	fi
+	# the dom0 probes (workqueue latency, memory fragmentation), likewise
+	if [ -f "$src/tests/probe/Makefile" ]; then
+		make -C "$src/tests/probe" KDIR="$KDIR" > "$OUT/build-probe.log" 2>&1 ||
+			say "tests/probe build failed, see $OUT/build-probe.log"
+	fi
 	for m in blkfront/xblkfront.ko blkback/xblkback.ko tests/hostile/xblkhostile.ko \
-		tests/hostile-back/xblkhostileback.ko; do
+		tests/hostile-back/xblkhostileback.ko tests/probe/xlabprobe.ko; do
 		[ -f "$src/$m" ] || continue
 		cp "$src/$m" "$OUT/modules/"
 		if [ "$(modinfo -F vermagic "$src/$m" | cut -d' ' -f1)" != "$KVER" ]; then

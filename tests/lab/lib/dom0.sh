@@ -371,6 +371,21 @@ backing() {
 	esac
 }
 
+# nullb_make NAME key=value...: a null_blk /dev/NAME made through configfs with these attributes
+# (blocksize=512 size=256 queue_mode=2 unless given); nothing if it exists
+nullb_make() {
+	local d=/sys/kernel/config/nullb/$1 kv
+	shift
+	[ -b "/dev/${d##*/}" ] && return 0
+	modprobe configfs 2>/dev/null
+	[ -d /sys/kernel/config/nullb ] || mount -t configfs configfs /sys/kernel/config 2>/dev/null
+	mkdir "$d" || { log "nullb ${d##*/}: cannot create $d"; return 1; }
+	for kv in blocksize=512 size=256 queue_mode=2 "$@"; do
+		echo "${kv#*=}" > "$d/${kv%%=*}" || { log "nullb ${d##*/}: cannot set $kv"; return 1; }
+	done
+	echo 1 > "$d/power" && [ -b "/dev/${d##*/}" ]
+}
+
 # vdev_devid xvdb -> 51728 (xvd major 202, 16 minors per disk)
 vdev_devid() {
 	local l=${1#xvd}

@@ -47,6 +47,15 @@
 #                domain, device and key, the same in xenstore's error node, never Connected,
 #                nothing mapped (before and after the detach). "keys" selects all of them
 #   keys-good    then the same guest attaches with correct keys: connected, reads served
+#   stormfull    the page budget used up by slow reads, then 8 s of notifications: the blocked
+#                ring must throttle them (spurious late EOIs): at most 100 interrupts
+#   bigfrag      dom0's memory fragmented (tests/probe/xlabprobe.ko): a 4096-segment indirect
+#                read, whose 160 KiB segment array cannot be contiguous, is served
+#   discards     two hostile guests push 511 whole-device discards each on a slow disk: no work
+#                item on dom0's system_unbound_wq waits 0.5 s, at most 64 in flight per ring
+#   slowclose    16 slow reads in flight, then Closing: a second guest's xl block-attach takes
+#                seconds meanwhile (the backend does not wait on the xenwatch thread); the slow
+#                vbd gets to Closed once they are answered; slowclose-intree: xen-blkback
 # shellcheck source=/dev/null
 . /lab/dom0.sh
 # shellcheck source=/dev/null
@@ -320,6 +329,173 @@ c_unaligned_intree() {
 	be_use "$BACK"
 }
 
+# ------------------------------------------------------------------ dom0 stalls
+SLOW_NSEC=12000000000
+PROBE=/sys/module/xlabprobe/parameters
+
+# h_attach_reg BACKING [OPTS]: h_attach, and let run_case detach it at the end
+h_attach_reg() {
+	h_attach "$@" || return 1
+	CASE_DISKS+=("$G:$VDEV")
+}
+
+# slowclose [BACKEND]: the hostile frontend pushes 16 reads on a disk that completes after 12 s
+# and writes Closing at once. The backend must not wait for them on the xenwatch thread: a
+# second guest's xl block-attach meanwhile must take seconds, not the 12 s. The slow vbd gets
+# to Closed once its reads are answered (xblkback), and nothing stays mapped.
+c_slowclose() {
+	local be=${1:-$BACK} q=g2 t0 t1 ta tc st i
+	nullb_make nbslow size=64 irqmode=2 completion_nsec=$SLOW_NSEC || { case_fail "no slow null_blk"; return 1; }
+	be_use "$be" || return 1
+	if [ -z "${G_DOMID[$q]}" ]; then
+		guest_create "$q" 1 256 || { case_fail "could not create guest $q"; return 1; }
+	fi
+	fe_use "$q" xen-blkfront || return 1
+	h_attach_reg /dev/nbslow || return 1
+	h_run slowclose 16 || { case_fail "guest: $H_LINE"; return 1; }
+	t0=$(now)
+	log "xl block-attach $q while d${G_DOMID[$G]}/$VDEV closes with 16 slow reads in flight"
+	timeout 60 xl block-attach "$q" "format=raw,vdev=xvdb,access=rw,target=/dev/nullb1" ||
+		case_fail "xl block-attach $q failed"
+	t1=$(now)
+	CASE_DISKS+=("$q:xvdb")
+	st=$(xs_back "$G" $VDEV state)
+	ta=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b - a}')
+	awk -v t="$ta" 'BEGIN{exit !(t < 6)}' ||
+		case_fail "a second guest's xl block-attach took $ta s while the slow vbd closed"
+	g_ok "$q" "waitdev /dev/xvdb 45 && dd if=/dev/xvdb of=/dev/null bs=64k count=16 iflag=direct 2>&1 | tail -1" ||
+		case_fail "the second guest's disk does not work"
+	# the slow vbd: Closed once its reads are answered (12 s after they were pushed)
+	i=0
+	while st=$(xs_back "$G" $VDEV state); [ "$st" != 6 ] && [ $i -lt 300 ]; do sleep 0.2; i=$((i + 1)); done
+	tc=$(awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.1f", b - a}')
+	if [ "$be" = xblkback ]; then
+		expect "slow vbd state" "$st" 6
+		awk -v t="$tc" 'BEGIN{exit !(t > 6)}' ||
+			case_fail "the slow vbd was Closed after $tc s: its reads were not slow, the case shows nothing"
+	fi
+	case_note "second guest's xl block-attach took $ta s; slow vbd Closed (state ${st:-gone}) after $tc s"
+	disk_detach "$q" xvdb || return 1
+	disk_detach "$G" $VDEV || return 1
+	[ "$be" = xblkback ] && no_leak "after both detaches"
+	be_use "$BACK"
+}
+
+# stormfull: the budget (max_inflight_pages=64) used up by four 16-segment reads on a disk that
+# completes after 12 s, a read waiting for them, and 8 s of notifications meanwhile: the blocked
+# ring must throttle the storm (spurious late EOIs) instead of taking an interrupt per round
+c_stormfull() {
+	local n0 n1 o0 o1 irqs sent
+	nullb_make nbslow size=64 irqmode=2 completion_nsec=$SLOW_NSEC || { case_fail "no slow null_blk"; return 1; }
+	be_use "$BACK" max_inflight_pages=64 || return 1
+	h_attach_reg /dev/nbslow || return 1
+	n0=$(be_stat "$G" $VDEV notify_in) o0=$(be_stat "$G" $VDEV oo_req)
+	h_run stormfull 8 200 || case_fail "guest: $H_LINE"
+	n1=$(be_stat "$G" $VDEV notify_in) o1=$(be_stat "$G" $VDEV oo_req)
+	irqs=$((n1 - n0)) sent=$(h_field notifications)
+	[ "$((o1 - o0))" -ge 1 ] || case_fail "the ring never ran out of budget (oo_req $o0 -> $o1): the case shows nothing"
+	[ "$irqs" -le 100 ] || case_fail "the blocked ring took $irqs interrupts for ${sent:-?} notifications in 8 s"
+	case_note "guest: ${H_LINE#* }"
+	case_note "dom0: notify_in +$irqs for ${sent:-?} notifications while blocked, oo_req +$((o1 - o0))"
+	disk_detach "$G" $VDEV || return 1
+	no_leak "after detach"
+	be_use "$BACK"
+}
+
+# discards: two hostile guests (16-page rings) each push 511 whole-device discards on a
+# discard-capable disk that completes after 2 s. dom0's shared workqueue must stay free (a work
+# item queued on system_unbound_wq every 50 ms by tests/probe/xlabprobe.ko waits < 0.5 s), and
+# a ring keeps at most 64 discards in flight (XBB_DISCARD_PAGES against the 4096-page budget)
+c_discards() {
+	local q=g3 qhd=/sys/kernel/debug/xblkhostile max_us i fl1 fl2 a b d0 d1 rc1 rc2
+	# hw_queue_depth 1024: the device must not be what bounds the discards in flight
+	nullb_make nbdisc size=64 memory_backed=1 discard=1 irqmode=2 completion_nsec=2000000000 \
+		hw_queue_depth=1024 &&
+		nullb_make nbdisc2 size=64 memory_backed=1 discard=1 irqmode=2 \
+			completion_nsec=2000000000 hw_queue_depth=1024 ||
+		{ case_fail "no discard-capable null_blk"; return 1; }
+	be_use "$BACK" || return 1
+	g_ok "$G" "echo 4 > /sys/module/xblkhostile/parameters/ring_order" || return 1
+	h_attach_reg /dev/nbdisc || return 1
+	if [ -z "${G_DOMID[$q]}" ]; then
+		guest_create "$q" 1 256 || { case_fail "could not create guest $q"; return 1; }
+	fi
+	g_ok "$q" "fe_unload; insmod /extra/xblkhostile.ko ring_order=4 && mount -t debugfs none /sys/kernel/debug" || return 1
+	timeout 90 xl block-attach "$q" "format=raw,vdev=$VDEV,access=rw,target=/dev/nbdisc2" ||
+		{ case_fail "xl block-attach $q failed"; return 1; }
+	CASE_DISKS+=("$q:$VDEV")
+	g_ok "$q" "i=0; while ! grep -q 'connected=1' $qhd/status && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i+1)); done
+		grep -q 'discard=1' $qhd/status" || { case_fail "guest $q: no connected discard-capable disk"; return 1; }
+	insmod /extra/xlabprobe.ko || { case_fail "insmod xlabprobe.ko failed"; return 1; }
+	sleep 1
+	echo 0 > $PROBE/unbound_max_us
+	d0=$(be_stat "$G" $VDEV ds_req)
+	rm -f "$LAB_TMP"/disc.*
+	( g_run -t 300 "$G" "echo discards > $HD/run; cat $HD/run"; echo "$G_RC" > "$LAB_TMP"/disc.rc1
+	  cp "$G_OUT" "$LAB_TMP"/disc.out1 ) &
+	sleep 1		# g_run numbers its commands from one file: not at the same instant
+	( g_run -t 300 "$q" "echo discards > $qhd/run; cat $qhd/run"; echo "$G_RC" > "$LAB_TMP"/disc.rc2
+	  cp "$G_OUT" "$LAB_TMP"/disc.out2 ) &
+	fl1=0 fl2=0 i=0
+	while { [ ! -f "$LAB_TMP"/disc.rc1 ] || [ ! -f "$LAB_TMP"/disc.rc2 ]; } && [ $i -lt 1500 ]; do
+		read -r _ a < /sys/block/nbdisc/inflight; read -r _ b < /sys/block/nbdisc2/inflight
+		[ "$a" -gt "$fl1" ] && fl1=$a
+		[ "$b" -gt "$fl2" ] && fl2=$b
+		sleep 0.2; i=$((i + 1))
+	done
+	wait
+	max_us=$(cat $PROBE/unbound_max_us)
+	d1=$(be_stat "$G" $VDEV ds_req)
+	rmmod xlabprobe
+	rc1=$(grep -E '^(PASS|FAIL) ' "$LAB_TMP"/disc.out1 2>/dev/null | tail -1)
+	rc2=$(grep -E '^(PASS|FAIL) ' "$LAB_TMP"/disc.out2 2>/dev/null | tail -1)
+	[ "${rc1%% *}" = PASS ] || case_fail "guest $G: ${rc1:-no result}"
+	[ "${rc2%% *}" = PASS ] || case_fail "guest $q: ${rc2:-no result}"
+	expect "ds_req growth" $((d1 - d0)) 511
+	[ "$max_us" -lt 500000 ] ||
+		case_fail "a work item on system_unbound_wq waited $((max_us / 1000)) ms during the discard flood"
+	[ "$fl1" -le 64 ] && [ "$fl2" -le 64 ] ||
+		case_fail "discards in flight per device reached $fl1 / $fl2 (bound 64)"
+	[ "$fl1" -ge 2 ] || case_fail "at most $fl1 discard in flight: the flood did not happen"
+	case_note "1022 whole-device discards from two guests: worst wait on system_unbound_wq $((max_us / 1000)) ms, at most $fl1 / $fl2 in flight per device"
+	g_ok "$G" "echo 0 > /sys/module/xblkhostile/parameters/ring_order"
+	disk_detach "$q" $VDEV
+	guest_destroy "$q"
+	disk_detach "$G" $VDEV || return 1
+	no_leak "after detach"
+}
+
+# bigfrag: dom0's memory fragmented (tests/probe/xlabprobe.ko: nothing free above 16 KiB,
+# compaction off through vm.extfrag_threshold=1000): a 4096-segment indirect read, whose
+# segment array is 160 KiB, must still be served (the array need not be contiguous)
+c_bigfrag() {
+	local thr big r0 r1 rc=0
+	be_use "$BACK" max_indirect_segments=4096 || return 1
+	h_attach_reg nullb0 || return 1
+	insmod /extra/xlabprobe.ko || { case_fail "insmod xlabprobe.ko failed"; return 1; }
+	thr=$(cat /proc/sys/vm/extfrag_threshold)
+	echo 1000 > /proc/sys/vm/extfrag_threshold
+	echo 3 > /proc/sys/vm/drop_caches
+	r0=$(be_stat "$G" $VDEV map_retry)
+	if echo 64 > $PROBE/fragment; then
+		# free blocks of order 6 (256 KiB, what a 160 KiB kmalloc takes) and above
+		big=$(awk '/zone/ { for (i = 11; i <= NF; i++) s += $i } END { print s + 0 }' /proc/buddyinfo)
+		[ "$big" = 0 ] || { case_fail "dom0 still has $big free blocks of 256 KiB or more: not fragmented"; rc=1; }
+		log "buddyinfo: $(tr -s ' ' < /proc/buddyinfo | tr '\n' '|')"
+		[ $rc = 0 ] && { h_run bigind 4096 90 || case_fail "guest: $H_LINE"; }
+		r1=$(be_stat "$G" $VDEV map_retry)
+		echo 0 > $PROBE/fragment
+	else
+		case_fail "xlabprobe could not fragment dom0's memory"
+	fi
+	echo "$thr" > /proc/sys/vm/extfrag_threshold
+	rmmod xlabprobe
+	case_note "guest: ${H_LINE#* }; map_retry $r0 -> ${r1:-?}"
+	disk_detach "$G" $VDEV || return 1
+	no_leak "after detach"
+	be_use "$BACK"
+}
+
 # ------------------------------------------------------------------ keys
 # KEYS: MODE|SPEC|REGEX. SPEC is xblkhostile's key spec (tests/hostile/xblkhostile.c: KEY=VALUE
 # or -KEY, ';'-separated; %r ring grant, %e event channel, %u a ref allocated but never
@@ -473,6 +649,11 @@ if suite_begin; then
 	want readonly && run_case readonly c_readonly
 	want unaligned && run_case unaligned c_unaligned
 	want unaligned && run_case unaligned-intree c_unaligned_intree
+	want stormfull && run_case stormfull c_stormfull
+	want bigfrag && run_case bigfrag c_bigfrag
+	want discards && run_case discards c_discards
+	want slowclose && run_case slowclose c_slowclose
+	want slowclose && run_case slowclose-intree c_slowclose xen-blkback
 else
 	case_begin setup; case_fail "suite setup failed"; case_end
 fi
