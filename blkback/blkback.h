@@ -361,9 +361,9 @@ static inline void xbb_stat_inc(u64 *counter)
  * What a discard or secure erase counts against a ring's page budget: it
  * maps nothing, but it is device work the guest keeps in flight, and up to
  * a whole device of it per request.  With the default budget (4096 pages)
- * a ring has at most 16 of them in flight; the rest wait in the ring.
+ * a ring has at most 64 of them in flight; the rest wait in the ring.
  */
-#define XBB_DISCARD_PAGES	256
+#define XBB_DISCARD_PAGES	64
 
 /* xbb_ring.life */
 enum xbb_thread_life {
