@@ -21,12 +21,29 @@
  *            wrong_op    a response whose operation differs from the request
  *            prod_ahead  rsp_prod moved far beyond the requests sent
  *            bad_status  a status that is none of BLKIF_RSP_*
+ *            mute        no response at all from then on, while the vbd
+ *                        stays Connected (a hung backend; it still follows
+ *                        the frontend's state changes)
+ *            batch_unknown_id  every request found on the ring answered
+ *                        correctly but the last one, which gets an unknown
+ *                        id: the frontend completes all the others before
+ *                        it sees the fault, so its submitters are free to
+ *                        send more into the broken ring
  *   keys   read when a vbd is probed: which backend key to write malformed
  *          or out of range (see hb_key_modes[]), "none" for sane keys
  *
  * Per vbd, /sys/bus/xen-backend/devices/vbd-D-N/ has requests, responses,
- * fault (the fault injected, "none" until then) and fault_id.
+ * fault (the fault injected, "none" until then), fault_id and sectors (the
+ * capacity offered), and two write-only triggers taking "COUNT [MS]"
+ * (COUNT 1-10000 times, MS 0-1000 ms apart; the write returns when done):
+ *   resize_loop   rewrite sectors (each time 8 more) and state (Connected),
+ *                 as a backend announcing an online resize does; only
+ *                 while Connected
+ *   connect_loop  rewrite the keys mode's malformed keys and state
+ *                 Connected, as a backend insisting on a bad configuration
+ *                 would; afterwards state is written back as it was
  */
+#include <linux/delay.h>
 #include <linux/device.h>
 #include <linux/interrupt.h>
 #include <linux/module.h>
@@ -49,6 +66,8 @@ enum hb_fault {
 	HB_WRONG_OP,
 	HB_PROD_AHEAD,
 	HB_BAD_STATUS,
+	HB_MUTE,
+	HB_BATCH_UNKNOWN_ID,
 };
 
 static const char * const hb_fault_names[] = {
@@ -58,6 +77,8 @@ static const char * const hb_fault_names[] = {
 	[HB_WRONG_OP] = "wrong_op",
 	[HB_PROD_AHEAD] = "prod_ahead",
 	[HB_BAD_STATUS] = "bad_status",
+	[HB_MUTE] = "mute",
+	[HB_BATCH_UNKNOWN_ID] = "batch_unknown_id",
 };
 
 /* A key the "keys" mode overrides, and the value it writes instead. */
@@ -119,7 +140,7 @@ static const struct kernel_param_ops hb_fault_ops = {
 	.get = hb_fault_get,
 };
 module_param_cb(fault, &hb_fault_ops, NULL, 0644);
-MODULE_PARM_DESC(fault, "none|unknown_id|dup|wrong_op|prod_ahead|bad_status");
+MODULE_PARM_DESC(fault, "none|unknown_id|dup|wrong_op|prod_ahead|bad_status|mute|batch_unknown_id");
 
 static int hb_keys_set(const char *val, const struct kernel_param *kp)
 {
@@ -305,6 +326,14 @@ static bool hb_inject(struct hb_dev *be, unsigned int f,
 		hb_put_rsp(be, id, op, 42);
 		hb_push(be, true);
 		break;
+	case HB_MUTE:
+		/* Taken, never answered; so is everything after it. */
+		break;
+	case HB_BATCH_UNKNOWN_ID:
+		/* hb_handle() serves the batch; its last request gets this. */
+		hb_put_rsp(be, id + 100000, op, status);
+		hb_push(be, true);
+		break;
 	default:
 		return false;
 	}
@@ -316,12 +345,14 @@ static bool hb_inject(struct hb_dev *be, unsigned int f,
 	return true;
 }
 
-static void hb_handle(struct hb_dev *be, const struct blkif_request *req)
+/* @last: no further request is on the ring now. */
+static void hb_handle(struct hb_dev *be, const struct blkif_request *req,
+		      bool last)
 {
 	unsigned int f = READ_ONCE(hb_fault);
 	s16 status = hb_serve(be, req);
 
-	if (f != HB_NONE) {
+	if (f != HB_NONE && (f != HB_BATCH_UNKNOWN_ID || last)) {
 		hb_inject(be, f, req, status);
 		return;
 	}
@@ -356,7 +387,7 @@ static bool hb_process(struct hb_dev *be)
 			r->req_cons = ++rc;
 			WRITE_ONCE(be->requests, be->requests + 1);
 			work = true;
-			hb_handle(be, &req);
+			hb_handle(be, &req, rc == rp);
 		}
 		RING_FINAL_CHECK_FOR_REQUESTS(r, more);
 	} while (more);
@@ -647,11 +678,119 @@ static ssize_t fault_id_show(struct device *d, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(fault_id);
 
+static ssize_t sectors_show(struct device *d, struct device_attribute *attr,
+			    char *buf)
+{
+	struct hb_dev *be = dev_get_drvdata(d);
+
+	return be ? sysfs_emit(buf, "%llu\n", READ_ONCE(be->sectors)) : -ENODEV;
+}
+static DEVICE_ATTR_RO(sectors);
+
+/* "COUNT [MS]" of the loop triggers. */
+static int hb_loop_args(const char *buf, unsigned int *count, unsigned int *ms)
+{
+	*ms = 0;
+	if (sscanf(buf, "%u %u", count, ms) < 1 || !*count || *count > 10000 ||
+	    *ms > 1000)
+		return -EINVAL;
+	return 0;
+}
+
+/* One transaction: @keys (may be NULL), @sectors unless 0, then state. */
+static int hb_write_state(struct xenbus_device *dev, const struct hb_key_mode *keys,
+			  u64 sectors, enum xenbus_state state)
+{
+	struct xenbus_transaction xbt;
+	unsigned int j;
+	int err;
+
+again:
+	err = xenbus_transaction_start(&xbt);
+	if (err)
+		return err;
+	for (j = 0; keys && j < ARRAY_SIZE(keys->keys) && keys->keys[j].key && !err; j++)
+		err = xenbus_write(xbt, dev->nodename, keys->keys[j].key,
+				   keys->keys[j].val);
+	if (!err && sectors)
+		err = xenbus_printf(xbt, dev->nodename, "sectors", "%llu", sectors);
+	if (!err)
+		err = xenbus_printf(xbt, dev->nodename, "state", "%d", state);
+	if (err) {
+		xenbus_transaction_end(xbt, 1);
+		return err;
+	}
+	err = xenbus_transaction_end(xbt, 0);
+	if (err == -EAGAIN)
+		goto again;
+	return err;
+}
+
+static ssize_t resize_loop_store(struct device *d, struct device_attribute *attr,
+				 const char *buf, size_t count)
+{
+	struct hb_dev *be = dev_get_drvdata(d);
+	unsigned int n, ms, i;
+	int err;
+
+	if (!be)
+		return -ENODEV;
+	err = hb_loop_args(buf, &n, &ms);
+	if (err)
+		return err;
+	if (be->xbdev->state != XenbusStateConnected)
+		return -ENOTCONN;
+	for (i = 0; i < n; i++) {
+		/* Served before it is announced: reads up to it are valid. */
+		WRITE_ONCE(be->sectors, be->sectors + 8);
+		err = hb_write_state(be->xbdev, NULL, be->sectors,
+				     XenbusStateConnected);
+		if (err)
+			return err;
+		if (ms)
+			msleep(ms);
+	}
+	dev_info(d, "resize_loop: %u announcements, %u ms apart, last %llu sectors\n",
+		 n, ms, be->sectors);
+	return count;
+}
+static DEVICE_ATTR_WO(resize_loop);
+
+static ssize_t connect_loop_store(struct device *d, struct device_attribute *attr,
+				  const char *buf, size_t count)
+{
+	struct hb_dev *be = dev_get_drvdata(d);
+	const struct hb_key_mode *mode = &hb_key_modes[READ_ONCE(hb_keys)];
+	unsigned int n, ms, i;
+	int err;
+
+	if (!be)
+		return -ENODEV;
+	err = hb_loop_args(buf, &n, &ms);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++) {
+		err = hb_write_state(be->xbdev, mode, 0, XenbusStateConnected);
+		if (err)
+			return err;
+		if (ms)
+			msleep(ms);
+	}
+	err = hb_write_state(be->xbdev, NULL, 0, be->xbdev->state);
+	dev_info(d, "connect_loop: %u times keys %s and Connected, %u ms apart\n",
+		 n, mode->name, ms);
+	return err ?: count;
+}
+static DEVICE_ATTR_WO(connect_loop);
+
 static struct attribute *hb_attrs[] = {
 	&dev_attr_requests.attr,
 	&dev_attr_responses.attr,
 	&dev_attr_fault.attr,
 	&dev_attr_fault_id.attr,
+	&dev_attr_sectors.attr,
+	&dev_attr_resize_loop.attr,
+	&dev_attr_connect_loop.attr,
 	NULL
 };
 ATTRIBUTE_GROUPS(hb);

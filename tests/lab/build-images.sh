@@ -111,7 +111,8 @@ log "domU initramfs"
 D=$OUT/rootfs-domU
 skeleton "$D"
 copy_bins "$D" /usr/bin/bash /usr/bin/fio /usr/bin/xenstore /sbin/mke2fs /sbin/e2fsck \
-	/usr/sbin/blkdiscard /sbin/blockdev /usr/bin/md5sum /usr/bin/timeout /usr/bin/dd
+	/usr/sbin/blkdiscard /sbin/blockdev /usr/bin/md5sum /usr/bin/timeout /usr/bin/dd \
+	/usr/bin/chrt
 for t in mkfs.ext4 mkfs.ext2; do ln -sf mke2fs "$D/usr/sbin/$t"; done
 for t in fsck.ext4 fsck.ext2; do ln -sf e2fsck "$D/usr/sbin/$t"; done
 [ -f /etc/mke2fs.conf ] && cp /etc/mke2fs.conf "$D/etc/"

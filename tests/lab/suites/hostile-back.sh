@@ -17,6 +17,30 @@
 #                  must close the device with a message naming the key, and no disk appears
 #                  (keys-pss_small: physical-sector-size below sector-size means "unknown" and
 #                  is accepted: the disk appears with physical block = logical block = 4096)
+#   queue_rqs-broken  fio (io_uring, batches of 8, scheduler none: ->queue_rqs()) runs
+#                  SCHED_FIFO on the guest's only vCPU; the backend answers a whole batch but
+#                  its last request with an unknown id (batch_unknown_id). fio is woken by the
+#                  good answers and submits its next batch before the error work (a CFS
+#                  kworker) can mark the disk failed, so that batch meets the broken ring:
+#                  each request must be ended once (no blk-mq WARNING for a request started
+#                  twice), fio must get EIO, queue-0/ring_stopped must count them
+#   timeout-report the backend stops answering (mute), io_timeout=3, timeout_policy=report:
+#                  the guest log names the disk and the oldest request's age, xblk/timeouts
+#                  grows, the I/O stays pending; then the driver is unbound (a removal while
+#                  the backend still says Connected): it must return within the bounded wait
+#                  (io_timeout), fio must get EIO, and no task may hang (hung-task detection
+#                  at 10 s meanwhile)
+#   timeout-fail   the same with timeout_policy=fail: fio gets EIO ~io_timeout after the
+#                  backend went mute, the disk fails and closes with the reason in xenstore,
+#                  new I/O fails at once, the detach works
+#   resize-flood-ours, resize-flood-intree  the backend announces 200 sizes 10 ms apart
+#                  (resize_loop): the guest's size must end at the last one; the guest's log
+#                  lines and uevents meanwhile are counted (kmsg sequence numbers,
+#                  /sys/kernel/uevent_seqnum). xblkfront applies at most one size per second:
+#                  its counts must stay within that bound; xen-blkfront's are recorded
+#   connect-flood  a backend whose sector-size is bad says Connected 100 more times, 10 ms
+#                  apart, with the bad key rewritten each time (connect_loop): xblkfront must
+#                  have logged the bad key once, and nothing while the loop runs
 #   recover        after all of that, xblkback and a normal disk: fio verify passes
 . /lab/dom0.sh
 . /lab/cases.sh
@@ -219,6 +243,223 @@ c_fault() {
 	recover xvdb
 }
 
+# guest-side: the sequence number of the guest's last kernel log record (each printk is one;
+# unlike a line count it survives the log buffer wrapping)
+# shellcheck disable=SC2016 # expanded in the guest
+KSEQ='$(timeout 1 cat /dev/kmsg 2>/dev/null | grep -v "^ " | tail -1 | cut -d, -f2)'
+DEVID=51728   # xvdb
+FE_SYS=/sys/bus/xen/devices/vbd-$DEVID
+
+# c_queue_rqs_broken: a ring breaks in the middle of ->queue_rqs() batches; every request
+# must be ended exactly once
+c_queue_rqs_broken() {
+	local r0 rm0 i rc err stopped warn okio
+	hb_use || return 1
+	fe_use "$G" "$FRONT" || return 1
+	g_log_mark || return 1
+	hb_attach xvdb || return 1
+	g_ok "$G" "waitdev /dev/xvdb 45 && command -v chrt && echo none > /sys/block/xvdb/queue/scheduler" ||
+		return 1
+	r0=$(hb_attr xvdb responses)
+	# FIFO: woken by a completion, fio runs before any CFS task, the error work included
+	g_ok "$G" "rm -f /tmp/qr.*; (timeout 60 chrt -f 10 fio --name=qrs --filename=/dev/xvdb \
+		--ioengine=io_uring --direct=1 --rw=randread --bs=4k --iodepth=32 \
+		--iodepth_batch_submit=8 --iodepth_batch_complete_min=1 --size=64M --runtime=40 \
+		--time_based --output-format=terse --terse-version=3 > /tmp/qr.out 2> /tmp/qr.err
+		echo \$? > /tmp/qr.rc) > /dev/null 2>&1 &" || return 1
+	i=0 rm0=$r0
+	while [ "$rm0" -lt $((r0 + 200)) ] && [ $i -lt 150 ]; do
+		sleep 0.2; i=$((i + 1)); rm0=$(hb_attr xvdb responses)
+	done
+	[ "$rm0" -gt "$r0" ] || { case_fail "no I/O reached the backend in 30 s"; return 1; }
+	echo batch_unknown_id > $HBP/fault || { case_fail "cannot set fault=batch_unknown_id"; return 1; }
+	g_run -t 90 "$G" "i=0; while [ ! -f /tmp/qr.rc ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i+1)); done
+		echo fio_rc=\$(cat /tmp/qr.rc 2>/dev/null || echo none) \
+			stopped=\$(cat $FE_SYS/queue-0/ring_stopped 2>/dev/null || echo none) \
+			warn=\$(dmesg | tail -n +$((LOG_MARK + 1)) | grep -c 'WARNING:')
+		awk -F';' '/^3;/{print \"fio_err=\" \$5 \" fio_kib=\" \$6}' /tmp/qr.out; true"
+	echo none > $HBP/fault
+	rc=$(g_field fio_rc) err=$(g_field fio_err) stopped=$(g_field stopped) warn=$(g_field warn)
+	okio=$(g_field fio_kib)
+	expect "fault injected by the backend" "$(hb_attr xvdb fault)" batch_unknown_id
+	case $rc in
+	0) case_fail "fio succeeded despite the broken ring" ;;
+	124|none|'') case_fail "fio did not end (rc=${rc:-?}): hang" ;;
+	esac
+	[ "$err" = 5 ] || case_fail "fio error is '$err', expected 5 (EIO)"
+	if [ "${warn:-0}" != 0 ]; then
+		g_run "$G" "dmesg | tail -n +$((LOG_MARK + 1)) | grep -A6 'WARNING:' | head -8"
+		case_fail "the guest warned ($warn): $(grep -v '^XLAB-' "$G_OUT" | head -4 | tr '\n' '|' | cut -c1-300)"
+	fi
+	# proof that the case tested something: requests met the broken ring
+	if ! [[ $stopped =~ ^[0-9]+$ ]] || [ "$stopped" = 0 ]; then
+		case_fail "queue-0/ring_stopped is '$stopped': no request was dispatched into the broken ring"
+	fi
+	case_note "fault on id $(hb_attr xvdb fault_id) after $((rm0 - r0))+ responses; fio rc=$rc err=$err after $((${okio:-0} / 4)) reads; $stopped requests failed at dispatch on the stopped ring, no warning"
+	hb_detach xvdb
+}
+
+# c_timeout_report: the backend stops answering; timeout_policy=report waits, then a removal
+# (driver unbind, the backend still Connected) ends in bounded time
+c_timeout_report() {
+	local n1 n2 inflight age ubrc ubs rc err
+	hb_use || return 1
+	fe_use "$G" "$FRONT" io_timeout=3 timeout_policy=report || return 1
+	g_log_mark || return 1
+	hb_attach xvdb || return 1
+	g_ok "$G" "waitdev /dev/xvdb 45" || return 1
+	echo mute > $HBP/fault || { case_fail "cannot set fault=mute"; return 1; }
+	g_ok "$G" "rm -f /tmp/ht.*; (timeout 100 fio --name=mute --filename=/dev/xvdb --ioengine=libaio \
+		--direct=1 --rw=randread --bs=4k --iodepth=8 --size=64M --runtime=90 --time_based \
+		--output-format=terse --terse-version=3 > /tmp/ht.out 2> /tmp/ht.err
+		echo \$? > /tmp/ht.rc) > /dev/null 2>&1 &" || return 1
+	# the report: the first request times out after 3-4 s (blk-mq rounds up to the second)
+	g_ok -t 60 "$G" "i=0; while ! dmesg | tail -n +$((LOG_MARK + 1)) | grep -q 'xvdb: no answer from the backend' &&
+			[ \$i -lt 150 ]; do sleep 0.1; i=\$((i+1)); done
+		dmesg | tail -n +$((LOG_MARK + 1)) | grep -m1 'xvdb: no answer from the backend'
+		echo n1=\$(cat $FE_SYS/xblk/timeouts); sleep 4
+		echo n2=\$(cat $FE_SYS/xblk/timeouts) inflight=\$(awk '{print \$1 + \$2}' /sys/block/xvdb/inflight) \
+			fio_done=\$([ -f /tmp/ht.rc ] && echo yes || echo no)" || return 1
+	n1=$(g_field n1) n2=$(g_field n2) inflight=$(g_field inflight)
+	age=$(grep -o 'xvdb: no answer from the backend for [0-9.]* s ([^)]*); waiting (timeout_policy=report)' "$G_OUT" | head -1)
+	[ -n "$age" ] || case_fail "no 'xvdb: no answer from the backend for N s (...); waiting' in the guest log within 15 s: $(grep -v '^XLAB-' "$G_OUT" | head -2 | tr '\n' '|' | cut -c1-200)"
+	if ! [[ $n1 =~ ^[0-9]+$ && $n2 =~ ^[0-9]+$ ]] || [ "$n1" = 0 ] || [ "$n2" -le "$n1" ]; then
+		case_fail "xblk/timeouts did not grow: '$n1' then '$n2' 4 s later"
+	fi
+	if ! [[ $inflight =~ ^[0-9]+$ ]] || [ "$inflight" = 0 ]; then
+		case_fail "no I/O pending ('$inflight') after the timeouts"
+	fi
+	expect "fio still waiting after the timeouts" "$(g_field fio_done)" no
+	expect "frontend state while waiting" "$(fe_state xvdb)" 4
+	# remove while the backend says Connected: bounded wait (io_timeout), then the requests fail;
+	# a removal hanging in del_gendisk would be a hung task within 10-20 s
+	g_ok -t 60 "$G" "echo 10 > /proc/sys/kernel/hung_task_timeout_secs; rm -f /tmp/ub.rc
+		t0=\$(cut -d' ' -f1 /proc/uptime)
+		(echo vbd-$DEVID > /sys/bus/xen/drivers/xblkfront/unbind; echo \$? > /tmp/ub.rc) &
+		i=0; while [ ! -f /tmp/ub.rc ] && [ \$i -lt 250 ]; do sleep 0.1; i=\$((i+1)); done
+		t1=\$(cut -d' ' -f1 /proc/uptime)
+		echo unbind_rc=\$(cat /tmp/ub.rc 2>/dev/null || echo none) unbind_s=\$(awk \"BEGIN{print \$t1 - \$t0}\")
+		i=0; while [ ! -f /tmp/ht.rc ] && [ \$i -lt 150 ]; do sleep 0.1; i=\$((i+1)); done
+		echo fio_rc=\$(cat /tmp/ht.rc 2>/dev/null || echo none)
+		awk -F';' '/^3;/{print \"fio_err=\" \$5}' /tmp/ht.out
+		echo 120 > /proc/sys/kernel/hung_task_timeout_secs" || return 1
+	ubrc=$(g_field unbind_rc) ubs=$(g_field unbind_s) rc=$(g_field fio_rc) err=$(g_field fio_err)
+	case $ubrc in
+	0) awk -v s="$ubs" 'BEGIN{exit !(s <= 10)}' || case_fail "the removal took ${ubs} s (io_timeout 3 s)" ;;
+	none) case_fail "the removal (unbind) did not return in 25 s: it hangs on the mute backend"; return 1 ;;
+	*) case_fail "unbind failed (rc=$ubrc)" ;;
+	esac
+	[ "$err" = 5 ] || case_fail "fio after the removal: rc=$rc error '$err', expected 5 (EIO)"
+	case_note "guest: ${age#xvdb: }; xblk/timeouts $n1 -> $n2 in 4 s, $inflight requests pending; unbind returned in ${ubs} s, then fio rc=$rc err=$err"
+	hb_detach xvdb
+}
+
+# c_timeout_fail: the backend stops answering; timeout_policy=fail fails the disk after ~3 s
+c_timeout_fail() {
+	local secs rc err n ddrc
+	hb_use || return 1
+	fe_use "$G" "$FRONT" io_timeout=3 timeout_policy=fail || return 1
+	g_log_mark || return 1
+	hb_attach xvdb || return 1
+	g_ok "$G" "waitdev /dev/xvdb 45" || return 1
+	echo mute > $HBP/fault || { case_fail "cannot set fault=mute"; return 1; }
+	g_run -t 90 "$G" "t0=\$(cut -d' ' -f1 /proc/uptime)
+		timeout 60 fio --name=mute --filename=/dev/xvdb --ioengine=libaio --direct=1 --rw=randread \
+			--bs=4k --iodepth=8 --size=64M --runtime=50 --time_based \
+			--output-format=terse --terse-version=3 > /tmp/tf.out 2> /tmp/tf.err
+		rc=\$?; t1=\$(cut -d' ' -f1 /proc/uptime)
+		echo fio_rc=\$rc fio_s=\$(awk \"BEGIN{print \$t1 - \$t0}\")
+		awk -F';' '/^3;/{print \"fio_err=\" \$5}' /tmp/tf.out; true"
+	rc=$(g_field fio_rc) secs=$(g_field fio_s) err=$(g_field fio_err)
+	case $rc in
+	0) case_fail "fio succeeded against a mute backend" ;;
+	124|'') case_fail "fio did not end within 60 s (rc=${rc:-?}): no timeout"; return 1 ;;
+	esac
+	[ "$err" = 5 ] || case_fail "fio error is '$err', expected 5 (EIO)"
+	awk -v s="$secs" 'BEGIN{exit !(s >= 2.5 && s <= 15)}' ||
+		case_fail "fio ended after ${secs} s, expected about io_timeout (3 s, at most 15)"
+	g_log_since 'vbd-51728|xvdb'
+	grep -q "xvdb: no answer from the backend for [0-9.]* s (.*); failing the disk (timeout_policy=fail)" "$G_OUT" ||
+		case_fail "no 'xvdb: no answer ...; failing the disk' in the guest log: $(grep -v '^XLAB-' "$G_OUT" | tail -3 | tr '\n' '|' | cut -c1-300)"
+	grep -q "backend did not answer for [0-9]* s; disk failed" "$G_OUT" ||
+		case_fail "no 'backend did not answer for N s; disk failed' in the guest log"
+	case_note "guest: $(grep -o 'xvdb: no answer from the backend.*' "$G_OUT" | head -1 | cut -c7-)"
+	wait_fe_closed xvdb 20
+	[[ $(fe_error xvdb) == *"did not answer"* ]] || case_fail "frontend error node: '$(fe_error xvdb)'"
+	g_ok -t 60 "$G" "echo timeouts=\$(cat $FE_SYS/xblk/timeouts)
+		timeout 30 dd if=/dev/xvdb of=/dev/null bs=4k count=1 iflag=direct > /dev/null 2>&1; echo dd_rc=\$?" ||
+		return 1
+	n=$(g_field timeouts) ddrc=$(g_field dd_rc)
+	if ! [[ $n =~ ^[0-9]+$ ]] || [ "$n" = 0 ]; then
+		case_fail "xblk/timeouts is '$n'"
+	fi
+	case $ddrc in
+	0) case_fail "a read after the failure succeeded" ;;
+	124) case_fail "a read after the failure hung (30 s)" ;;
+	esac
+	case_note "fio rc=$rc err=$err after ${secs} s, xblk/timeouts $n, then dd rc=$ddrc"
+	hb_detach xvdb
+}
+
+# c_resize_flood FRONTEND: 200 sizes announced 10 ms apart; the guest's log and uevents counted
+c_resize_flood() {
+	local fe=$1 n=200 ms=10 t0 dt want lines uev size sec bound s0 u0
+	hb_use || return 1
+	fe_use "$G" "$fe" || return 1
+	hb_attach xvdb || return 1
+	g_ok "$G" "waitdev /dev/xvdb 45 && sleep 1 && echo s0=$KSEQ u0=\$(cat /sys/kernel/uevent_seqnum)" || return 1
+	s0=$(g_field s0) u0=$(g_field u0)
+	t0=$(now)
+	echo "$n $ms" > "/sys/bus/xen-backend/devices/vbd-${G_DOMID[$G]}-$DEVID/resize_loop" ||
+		{ case_fail "resize_loop refused"; return 1; }
+	dt=$(awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.1f", b - a}')
+	want=$(hb_attr xvdb sectors)
+	# the last size must land (xblkfront: a second later at worst); then 2 s for stragglers
+	g_ok -t 60 "$G" "i=0; while [ \$(cat /sys/block/xvdb/size) != $want ] && [ \$i -lt 150 ]; do sleep 0.1; i=\$((i+1)); done
+		sleep 2; echo size=\$(cat /sys/block/xvdb/size) s1=$KSEQ u1=\$(cat /sys/kernel/uevent_seqnum)
+		dmesg | grep -E 'capacity' | tail -2" || return 1
+	size=$(g_field size)
+	[[ $s0$u0$(g_field s1)$(g_field u1) =~ ^[0-9]+$ ]] ||
+		{ case_fail "cannot read the guest's log sequence or uevent_seqnum"; return 1; }
+	lines=$(($(g_field s1) - s0)) uev=$(($(g_field u1) - u0))
+	expect "guest size after the loop (sectors)" "$size" "$want"
+	if [ "$fe" = xblkfront ]; then
+		# one change a second: its line, the block layer's line and a uevent each
+		sec=$(awk -v d="$dt" 'BEGIN{printf "%d", d + 0.999}')
+		bound=$((sec + 2))
+		if [ "$uev" -lt 1 ] || [ "$uev" -gt "$bound" ]; then
+			case_fail "$uev uevents for $n sizes in ${dt} s, expected 1-$bound (one per second)"
+		fi
+		[ "$lines" -le $((2 * bound)) ] ||
+			case_fail "$lines guest log lines for $n sizes in ${dt} s, expected at most $((2 * bound))"
+		grep -q "folded in" "$G_OUT" || case_fail "no 'N earlier changes folded in' in the last capacity line"
+	fi
+	case_note "$fe: $n sizes announced in ${dt} s: guest log +$lines lines, +$uev uevents, size $size = last announced"
+	hb_detach xvdb
+}
+
+# c_connect_flood: a bad key rewritten with Connected 100 times: logged once, not 100 times
+c_connect_flood() {
+	local s0 s1 fatal
+	hb_use ss3 || return 1
+	fe_use "$G" "$FRONT" || return 1
+	g_log_mark || return 1
+	hb_attach xvdb || return 1
+	wait_fe_closed xvdb 30 || return 1
+	g_ok "$G" "sleep 1; echo s0=$KSEQ" || return 1
+	s0=$(g_field s0)
+	echo "100 10" > "/sys/bus/xen-backend/devices/vbd-${G_DOMID[$G]}-$DEVID/connect_loop" ||
+		{ case_fail "connect_loop refused"; return 1; }
+	g_ok "$G" "sleep 2; echo s1=$KSEQ fatal=\$(dmesg | tail -n +$((LOG_MARK + 1)) | grep -c 'backend key [^ ]*/sector-size is')" ||
+		return 1
+	s1=$(g_field s1) fatal=$(g_field fatal)
+	[[ $s0$s1 =~ ^[0-9]+$ ]] || { case_fail "cannot read the guest's log sequence"; return 1; }
+	expect "guest log lines naming sector-size" "$fatal" 1
+	[ $((s1 - s0)) -le 2 ] || case_fail "the guest logged $((s1 - s0)) lines while the backend said Connected 100 times"
+	case_note "bad sector-size logged $fatal time(s); +$((s1 - s0)) guest log lines during 100 x Connected"
+	hb_detach xvdb
+}
+
 # c_keys MODE KEY: the device closes naming KEY, no disk appears
 c_keys() {
 	local mode=$1 key=$2
@@ -267,6 +508,12 @@ if suite_begin 1; then
 	want fault-wrong_op && run_case fault-wrong_op c_fault wrong_op "operation mismatch" mq-deadline
 	want fault-prod_ahead && run_case fault-prod_ahead c_fault prod_ahead "response producer ahead of requests" none
 	want fault-bad_status && run_case fault-bad_status c_fault bad_status "unknown status" none
+	want queue_rqs-broken && run_case queue_rqs-broken c_queue_rqs_broken
+	want timeout-report && run_case timeout-report c_timeout_report
+	want timeout-fail && run_case timeout-fail c_timeout_fail
+	want resize-flood-ours && run_case resize-flood-ours c_resize_flood xblkfront
+	want resize-flood-intree && run_case resize-flood-intree c_resize_flood xen-blkfront
+	want connect-flood && run_case connect-flood c_connect_flood
 	want keys-sectors_nonnum && run_case keys-sectors_nonnum c_keys sectors_nonnum sectors
 	want keys-sectors_huge && run_case keys-sectors_huge c_keys sectors_huge sectors
 	want keys-ss0 && run_case keys-ss0 c_keys ss0 sector-size
