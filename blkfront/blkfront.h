@@ -87,6 +87,7 @@ struct xbf_pool {
  * @spurious: interrupts that found no work
  * @errors: requests the backend failed
  * @timer_polls: looks at the ring by the irq_batch timer that found work
+ * @ring_stopped: requests failed at dispatch because the ring had stopped
  *
  * Submission counters are updated under xbf_ring.lock, completion ones in
  * the interrupt handler under the same lock; readers take no lock.
@@ -106,6 +107,7 @@ struct xbf_stats {
 	u64 spurious;
 	u64 errors;
 	u64 timer_polls;
+	u64 ring_stopped;
 };
 
 struct xbf_info;

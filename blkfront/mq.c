@@ -23,6 +23,10 @@
  * that finds no ring slot, which only happens after a restore onto a
  * backend with fewer or smaller rings (see blkfront.h).
  *
+ * A request is started (blk_mq_start_request()) as it goes on its ring,
+ * under the ring lock: started means in flight, and one the ring refuses
+ * is ended once, never handed back started.
+ *
  * Save/restore: the requests the old backend never answered are taken
  * back and requeued, with the queue quiesced, until the new backend is
  * connected; then they are sent again.  The tag set never changes, so
@@ -206,11 +210,13 @@ static bool xbf_ring_put(struct xbf_ring *ring, struct request *rq,
 	lockdep_assert_held(&ring->lock);
 	if (ring->may_fill && ring->reserved)
 		ring->reserved--;
-	if (unlikely(ring->broken || RING_FULL(fr) || id >= ring->nr_ids ||
-		     ring->inflight[id])) {
-		WARN_ON_ONCE(!ring->broken);
+	if (unlikely(ring->broken)) {
+		st->ring_stopped++;
 		return false;
 	}
+	if (WARN_ON_ONCE(RING_FULL(fr) || id >= ring->nr_ids ||
+			 ring->inflight[id]))
+		return false;
 
 	breq->u.rw.id = id;	/* same offset in every variant */
 	*RING_GET_REQUEST(fr, fr->req_prod_pvt) = *breq;
@@ -282,15 +288,17 @@ static blk_status_t xbf_queue_one(struct xbf_hq *hq, struct request *rq,
 			xbf_slot_unreserve(ring);
 		goto out_refused;
 	}
-	blk_mq_start_request(rq);
 
 	spin_lock_irqsave(&ring->lock, flags);
 	if (!xbf_ring_put(ring, rq, &breq, hq->id_base + rq->tag)) {
+		/* A stopped ring: not started, the caller ends it. */
 		spin_unlock_irqrestore(&ring->lock, flags);
 		xbf_finish(ring, rq, BLKIF_RSP_ERROR);
 		xbf_budget_release(ring->info, rq);
 		return BLK_STS_IOERR;
 	}
+	/* Before the lock is dropped: the response path needs it. */
+	blk_mq_start_request(rq);
 	if (last)
 		notify = xbf_ring_push(ring);
 	spin_unlock_irqrestore(&ring->lock, flags);
@@ -340,9 +348,11 @@ static void xbf_commit_rqs(struct blk_mq_hw_ctx *hctx)
 /*
  * A plugged batch: every request goes on its ring unpushed; each ring
  * touched is pushed, and its backend notified, once at the end.  Requests
- * we cannot take go back to blk-mq, which issues them through ->queue_rq()
- * or keeps them where they can merge.  blk-mq takes no budget on this path,
- * so we do; once the budget is spent the rest of the batch goes back.
+ * we cannot take for now go back to blk-mq, which issues them through
+ * ->queue_rq() or keeps them where they can merge; one that failed for
+ * good (a stopped ring) is ended here, as blk-mq ends what ->queue_rq()
+ * fails.  blk-mq takes no budget on this path, so we do; once the budget
+ * is spent the rest of the batch goes back.
  */
 static void xbf_queue_rqs(xb_rqs_t *rqlist)
 {
@@ -358,6 +368,7 @@ static void xbf_queue_rqs(xb_rqs_t *rqlist)
 	while ((rq = xb_rqs_pop(rqlist))) {
 		struct xbf_hq *hq = rq->mq_hctx->driver_data;
 		struct xbf_ring *ring;
+		blk_status_t sts;
 
 		info = rq->q->queuedata;
 		xbf_req(rq)->budget = false;
@@ -373,11 +384,13 @@ static void xbf_queue_rqs(xb_rqs_t *rqlist)
 		/* This path skips blk_mq_get_driver_tag(), which sets this. */
 		rq->mq_hctx->tags->rqs[rq->tag] = rq;
 		ring = hq->ring;
-		if (xbf_queue_one(hq, rq, false) != BLK_STS_OK) {
+		sts = xbf_queue_one(hq, rq, false);
+		if (sts == BLK_STS_OK)
+			__set_bit(ring->index, &touched);
+		else if (sts == BLK_STS_RESOURCE)
 			xb_requeue_add(&requeue, rq);
-			continue;
-		}
-		__set_bit(ring->index, &touched);
+		else	/* never started: handed back it would be failed again */
+			blk_mq_end_request(rq, sts);
 	}
 	if (info)
 		for_each_set_bit(i, &touched, XBLK_MAX_QUEUES)

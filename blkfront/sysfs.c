@@ -52,6 +52,7 @@ XBF_STAT(notify_in);
 XBF_STAT(spurious);
 XBF_STAT(errors);
 XBF_STAT(timer_polls);
+XBF_STAT(ring_stopped);
 
 static struct attribute *xbf_stat_attrs[] = {
 	&xbf_stat_reads.attr,
@@ -67,6 +68,7 @@ static struct attribute *xbf_stat_attrs[] = {
 	&xbf_stat_spurious.attr,
 	&xbf_stat_errors.attr,
 	&xbf_stat_timer_polls.attr,
+	&xbf_stat_ring_stopped.attr,
 	NULL
 };
 ATTRIBUTE_GROUPS(xbf_stat);
