@@ -22,6 +22,7 @@
 #include <linux/hrtimer.h>
 #include <linux/kobject.h>
 #include <linux/mutex.h>
+#include <linux/ratelimit.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <xen/grant_table.h>
@@ -38,6 +39,19 @@
 #define XBF_DEF_IRQ_BATCH	8
 #define XBF_MAX_IRQ_BATCH	64
 #define XBF_IRQ_BATCH_WAIT_NS	(1000 * NSEC_PER_USEC)
+
+/* Request timeouts (io_timeout, timeout_policy): default and largest, in s. */
+#define XBF_DEF_IO_TIMEOUT	30
+#define XBF_MAX_IO_TIMEOUT	3600
+
+/* The longest a removal waits for a backend that does not answer, in s. */
+#define XBF_REMOVE_WAIT_MAX	60
+
+/* What a request that reaches io_timeout does (timeout_policy). */
+enum xbf_timeout_policy {
+	XBF_TIMEOUT_REPORT,	/* log, count, keep waiting */
+	XBF_TIMEOUT_FAIL,	/* fail the disk like a protocol violation */
+};
 
 /* Minimum grants per ring; see xbf_pool_size(). */
 #define XBF_MIN_GRANTS	1024
@@ -144,7 +158,8 @@ struct xbf_hq {
  * @sring: the shared ring pages
  * @evtchn: event channel to the backend
  * @irq: its Linux irq
- * @broken: the backend broke the protocol; the ring is dead
+ * @broken: the ring is stopped (the backend broke the protocol, or the
+ *	    disk was failed): no request goes on it, no response is read
  * @work_since_eoi: responses were taken since the last late EOI
  * @pool_lock: protects @data, @indirect and @need_rerun
  * @data: persistent data grants (with pages) or references for bio pages
@@ -226,6 +241,19 @@ enum xbf_state {
  * @bounce: the backend is not trusted: data goes through pages of ours
  *	that hold nothing but request data, never through granted bio pages
  * @error_work: moves a broken device to Closed outside interrupt context
+ * @timeout_work: reports, or fails the disk for, requests that reached
+ *	the queue's timeout (blk-mq calls ->timeout() where we cannot take
+ *	@mutex)
+ * @timeout_fail: timeout_policy is fail (sampled when the disk is created)
+ * @timeouts: requests that reached the timeout unanswered, each time (sysfs)
+ * @resize_work: applies the last capacity the backend announced, at most
+ *	once per second
+ * @resize_sectors: that capacity
+ * @resize_pending: @resize_sectors is not applied yet
+ * @resize_folded: announcements folded into the pending one
+ * @resized_at: jiffies of the last capacity change applied
+ * @rs_err: rate limit of this disk's error messages (backend faults)
+ * @rs_timeout: rate limit of its timeout reports
  * @max_inflight: dispatch budget: most requests on all rings together, 0 for
  *	no bound beyond the rings (sysfs xblk/max_inflight, read locklessly)
  * @inflight_now: requests holding budget (dispatched, not yet completed)
@@ -234,8 +262,9 @@ enum xbf_state {
  * @budget_denied: how often dispatch was refused budget (sysfs)
  *
  * @mutex protects @rings/@nr_rings setup and teardown, @gd creation and
- * deletion, @hq, @quiesced, @be and @neg.  The budget fields are atomics or read and
- * written with READ_ONCE/WRITE_ONCE; see mq.c.
+ * deletion, @hq, @quiesced, @be, @neg, @timeout_fail and the @resize_*
+ * fields.  The budget fields and @timeouts are atomics or read and written
+ * with READ_ONCE/WRITE_ONCE; see mq.c.
  */
 struct xbf_info {
 	struct xenbus_device *xbdev;
@@ -267,6 +296,18 @@ struct xbf_info {
 	bool bounce;
 
 	struct work_struct error_work;
+	struct work_struct timeout_work;
+	bool timeout_fail;
+	atomic_long_t timeouts;
+
+	struct delayed_work resize_work;
+	u64 resize_sectors;
+	bool resize_pending;
+	unsigned int resize_folded;
+	unsigned long resized_at;
+
+	struct ratelimit_state rs_err;
+	struct ratelimit_state rs_timeout;
 
 	unsigned int max_inflight;
 	atomic_t inflight_now;
@@ -284,6 +325,7 @@ struct xbf_info {
  * @nr_segs: data segments actually sent (<= @nr_data)
  * @rsp_status: BLKIF_RSP_* status of the response
  * @budget: the request holds one unit of the disk's dispatch budget
+ * @sent: jiffies when it went on the ring
  * @next: link while completing a batch
  * @gnt: grants held by the request, data first, then indirect frames
  */
@@ -295,6 +337,7 @@ struct xbf_req {
 	u16 nr_segs;
 	s16 rsp_status;
 	bool budget;
+	unsigned long sent;
 	struct xbf_req *next;
 	struct xbf_gnt *gnt[];
 };
@@ -307,11 +350,15 @@ extern bool xbf_persistent;
 extern unsigned int xbf_max_inflight;
 extern unsigned int xbf_irq_batch;
 extern bool xbf_trusted;
+extern unsigned int xbf_io_timeout;
+extern unsigned int xbf_timeout_policy;
 
 /* xenbus.c */
 int xbf_xenbus_register(void);
 void xbf_xenbus_unregister(void);
 void xbf_fail(struct xbf_info *info, const char *fmt, ...) __printf(2, 3);
+void xbf_fatal(struct xbf_info *info, int err, const char *fmt, ...)
+	__printf(3, 4);
 
 /* ring.c */
 int xbf_rings_alloc(struct xbf_info *info, unsigned int nr, unsigned int order);
@@ -319,6 +366,9 @@ void xbf_rings_free(struct xbf_info *info);
 int xbf_rings_write_keys(struct xbf_info *info, struct xenbus_transaction xbt);
 int xbf_ring_pools_alloc(struct xbf_ring *ring);
 void xbf_ring_kick(struct xbf_ring *ring);
+void xbf_ring_stop(struct xbf_ring *ring);
+void xbf_ring_look(struct xbf_ring *ring);
+unsigned int xbf_ring_oldest(struct xbf_ring *ring, unsigned long *sent);
 struct xbf_req *xbf_ring_take_inflight(struct xbf_ring *ring);
 struct xbf_req *xbf_ring_reclaim(struct xbf_ring *ring);
 
@@ -335,12 +385,18 @@ void xbf_grants_put(struct xbf_ring *ring, struct xbf_req *req);
 blk_status_t xbf_build(struct xbf_ring *ring, struct request *rq,
 		       struct blkif_request *breq);
 void xbf_finish(struct xbf_ring *ring, struct request *rq, s16 status);
+void xbf_abandon(struct xbf_ring *ring, struct request *rq);
 unsigned int xbf_data_grants(const struct xbf_info *info, struct request *rq);
 
 /* mq.c */
 int xbf_disk_create(struct xbf_info *info);
 void xbf_disk_destroy(struct xbf_info *info);
 void xbf_disk_update_capacity(struct xbf_info *info, u64 sectors);
+void xbf_disk_resize(struct xbf_info *info, u64 sectors);
+void xbf_resize_work(struct work_struct *work);
+void xbf_timeout_work(struct work_struct *work);
+bool xbf_disk_kill(struct xbf_info *info);
+void xbf_disk_drain(struct xbf_info *info);
 void xbf_fail_inflight(struct xbf_info *info);
 void xbf_complete_list(struct xbf_ring *ring, struct xbf_req *list);
 void xbf_budget_set_max(struct xbf_info *info, unsigned int max);

@@ -100,7 +100,8 @@ out_free_all:
 
 /**
  * xbf_pool_destroy() - revoke and free every grant of a pool
- * @pool: the pool; every entry must be back on the free list
+ * @pool: the pool; no entry may belong to a request in flight (entries of
+ *	  requests failed unanswered are off the free list: xbf_abandon())
  *
  * A page the backend still maps is handed to gnttab_end_foreign_access(),
  * which frees it only once the backend lets go: we never reuse memory a

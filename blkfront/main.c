@@ -9,6 +9,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/stringify.h>
+#include <linux/string.h>
 #include <xen/xen.h>
 #include <xen/platform_pci.h>
 
@@ -23,6 +24,13 @@ bool xbf_persistent = true;
 unsigned int xbf_max_inflight = XBF_DEF_MAX_INFLIGHT;
 unsigned int xbf_irq_batch = XBF_DEF_IRQ_BATCH;
 bool xbf_trusted = true;
+unsigned int xbf_io_timeout = XBF_DEF_IO_TIMEOUT;
+unsigned int xbf_timeout_policy = XBF_TIMEOUT_REPORT;
+
+static const char * const xbf_timeout_policies[] = {
+	[XBF_TIMEOUT_REPORT] = "report",
+	[XBF_TIMEOUT_FAIL] = "fail",
+};
 
 static int xbf_set_queues(const char *val, const struct kernel_param *kp)
 {
@@ -47,6 +55,28 @@ static int xbf_set_inflight(const char *val, const struct kernel_param *kp)
 static int xbf_set_irq_batch(const char *val, const struct kernel_param *kp)
 {
 	return param_set_uint_minmax(val, kp, 1, XBF_MAX_IRQ_BATCH);
+}
+
+static int xbf_set_io_timeout(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, XBF_MAX_IO_TIMEOUT);
+}
+
+static int xbf_set_timeout_policy(const char *val,
+				  const struct kernel_param *kp)
+{
+	int i = sysfs_match_string(xbf_timeout_policies, val);
+
+	if (i < 0)
+		return -EINVAL;
+	WRITE_ONCE(*(unsigned int *)kp->arg, i);
+	return 0;
+}
+
+static int xbf_get_timeout_policy(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n",
+			  xbf_timeout_policies[READ_ONCE(*(unsigned int *)kp->arg)]);
 }
 
 static const struct kernel_param_ops xbf_queues_ops = {
@@ -74,6 +104,16 @@ static const struct kernel_param_ops xbf_irq_batch_ops = {
 	.get = param_get_uint,
 };
 
+static const struct kernel_param_ops xbf_io_timeout_ops = {
+	.set = xbf_set_io_timeout,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops xbf_timeout_policy_ops = {
+	.set = xbf_set_timeout_policy,
+	.get = xbf_get_timeout_policy,
+};
+
 module_param_cb(max_queues, &xbf_queues_ops, &xbf_max_queues, 0644);
 MODULE_PARM_DESC(max_queues,
 		 "Maximum hardware queues (rings) per disk, 1-32; the disk uses min(this, online vCPUs, backend maximum) (default 4)");
@@ -97,6 +137,14 @@ module_param_cb(irq_batch, &xbf_irq_batch_ops, &xbf_irq_batch, 0644);
 MODULE_PARM_DESC(irq_batch,
 		 "Responses a ring asks the backend to collect before it interrupts us (never more than are outstanding; a timer bounds the wait to 1 ms); 1 = an interrupt per response, 1-64 (default "
 		 __stringify(XBF_DEF_IRQ_BATCH) ")");
+module_param_cb(io_timeout, &xbf_io_timeout_ops, &xbf_io_timeout, 0644);
+MODULE_PARM_DESC(io_timeout,
+		 "Seconds a request may wait for the backend's answer before timeout_policy applies, 1-3600 (default "
+		 __stringify(XBF_DEF_IO_TIMEOUT)
+		 "); per disk: /sys/block/xvdX/queue/io_timeout (ms)");
+module_param_cb(timeout_policy, &xbf_timeout_policy_ops, &xbf_timeout_policy, 0644);
+MODULE_PARM_DESC(timeout_policy,
+		 "A request unanswered for io_timeout: report = log it (rate-limited), count it in xblk/timeouts and keep waiting, since a slow backend is not a dead one and failing I/O it would still complete can cost a file system; fail = fail the disk as for a protocol violation (default report)");
 
 /* ---------------------------------------------------------------------- */
 

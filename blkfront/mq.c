@@ -24,8 +24,14 @@
  * backend with fewer or smaller rings (see blkfront.h).
  *
  * A request is started (blk_mq_start_request()) as it goes on its ring,
- * under the ring lock: started means in flight, and one the ring refuses
+ * under the ring lock: started means in flight.  blk-mq's timeout then only
+ * ever fires for requests the backend was sent, and one the ring refuses
  * is ended once, never handed back started.
+ *
+ * A backend that stops answering: ->timeout() counts the request and
+ * xbf_timeout_work() reports it, or with timeout_policy=fail fails the disk
+ * as for a protocol violation.  Requests are never completed by the timeout
+ * alone: only with their disk, so that a late answer finds a stopped ring.
  *
  * Save/restore: the requests the old backend never answered are taken
  * back and requeued, with the queue quiesced, until the new backend is
@@ -222,6 +228,7 @@ static bool xbf_ring_put(struct xbf_ring *ring, struct request *rq,
 	*RING_GET_REQUEST(fr, fr->req_prod_pvt) = *breq;
 	fr->req_prod_pvt++;
 	ring->inflight[id] = rq;
+	xbf_req(rq)->sent = jiffies;
 
 	switch (req_op(rq)) {
 	case REQ_OP_READ:
@@ -471,7 +478,11 @@ void xbf_complete_list(struct xbf_ring *ring, struct xbf_req *list)
 
 /**
  * xbf_fail_inflight() - fail every request still waiting for a response
- * @info: the disk, whose backend is gone or broken
+ * @info: the disk, whose backend is gone, broken or not answering
+ *
+ * Stops every ring first, so that nothing goes on a ring once it is
+ * emptied and a late answer is never read.  The requests' grants are
+ * abandoned (xbf_abandon()): the backend may still map them.
  *
  * Context: process context, info->mutex held, rings allocated.
  */
@@ -482,12 +493,150 @@ void xbf_fail_inflight(struct xbf_info *info)
 	lockdep_assert_held(&info->mutex);
 	for (r = 0; r < info->nr_rings; r++) {
 		struct xbf_ring *ring = &info->rings[r];
-		struct xbf_req *done = xbf_ring_take_inflight(ring), *req;
+		struct xbf_req *req, *next;
 
-		for (req = done; req; req = req->next)
-			req->rsp_status = BLKIF_RSP_ERROR;
-		xbf_complete_list(ring, done);
+		xbf_ring_stop(ring);
+		for (req = xbf_ring_take_inflight(ring); req; req = next) {
+			struct request *rq = xbf_rq(req);
+
+			next = req->next;
+			xbf_abandon(ring, rq);
+			xbf_budget_release(info, rq);
+			blk_mq_complete_request(rq);
+		}
 	}
+	/* Requests refused budget meanwhile get their turn, and fail. */
+	if (info->gd)
+		xbf_budget_restart(info, info->gd->queue);
+}
+
+/**
+ * xbf_disk_kill() - fail a disk for good
+ * @info: the disk, after a protocol violation or a request timeout
+ *
+ * New I/O fails, I/O in flight fails (xbf_fail_inflight()), requests a
+ * restore took back fail.
+ *
+ * Context: process context, info->mutex held.
+ * Return: true if the disk was failed now, false if it already was or is
+ * being removed (its rings are gone).
+ */
+bool xbf_disk_kill(struct xbf_info *info)
+{
+	lockdep_assert_held(&info->mutex);
+	if (info->state == XBF_ERROR || !info->rings)
+		return false;
+	WRITE_ONCE(info->state, XBF_ERROR);
+	if (info->gd)
+		blk_mark_disk_dead(info->gd);
+	xbf_fail_inflight(info);
+	if (info->gd)
+		xbf_disk_unquiesce(info);	/* requeued requests fail */
+	return true;
+}
+
+/* Requests in flight on all rings; the oldest one's xbf_req.sent. */
+static unsigned int xbf_disk_oldest(struct xbf_info *info,
+				    unsigned long *oldest)
+{
+	unsigned int r, n = 0, nr;
+	unsigned long sent = 0;
+
+	for (r = 0; r < info->nr_rings; r++) {
+		nr = xbf_ring_oldest(&info->rings[r], &sent);
+		if (nr && (!n || time_before(sent, *oldest)))
+			*oldest = sent;
+		n += nr;
+	}
+	return n;
+}
+
+/**
+ * xbf_disk_drain() - give the backend a bounded time to answer
+ * @info: the disk, closing (no request goes on its rings any more)
+ *
+ * Waits while requests are in flight, at most the disk's I/O timeout and
+ * never more than XBF_REMOVE_WAIT_MAX seconds, so that a removal cannot
+ * hang on a backend that says it serves but never answers.  Sleeps in
+ * TASK_IDLE: the wait is bounded, it is no hung task.
+ *
+ * Context: process context, info->mutex not held (the backend's state
+ * changes need it meanwhile); only the removal, which alone frees the
+ * rings, calls this.
+ */
+void xbf_disk_drain(struct xbf_info *info)
+{
+	unsigned long tmo, end, oldest;
+
+	tmo = info->gd ? info->gd->queue->rq_timeout :
+			 READ_ONCE(xbf_io_timeout) * HZ;
+	end = jiffies + min_t(unsigned long, tmo, XBF_REMOVE_WAIT_MAX * HZ);
+	while (xbf_disk_oldest(info, &oldest) && time_before(jiffies, end))
+		schedule_timeout_idle(HZ / 10);
+}
+
+/*
+ * blk-mq found a request unanswered for the queue's timeout.  Count it
+ * and leave the rest to xbf_timeout_work(): the rings and the disk's state
+ * need info->mutex, which this must not take (a removal holds it while
+ * del_gendisk() waits for blk-mq's timeout handling).  The request keeps
+ * waiting; if it fails, it fails with its disk.
+ */
+static enum blk_eh_timer_return xbf_timeout(struct request *rq)
+{
+	struct xbf_info *info = rq->q->queuedata;
+
+	atomic_long_inc(&info->timeouts);
+	schedule_work(&info->timeout_work);
+	return BLK_EH_RESET_TIMER;
+}
+
+/**
+ * xbf_timeout_work() - report requests that timed out, or fail their disk
+ * @work: xbf_info.timeout_work
+ *
+ * First looks at the rings, in case only an event was lost.  Then logs
+ * (rate-limited) the disk, the requests in flight and the oldest one's
+ * age; with timeout_policy=fail, a request older than the timeout fails
+ * the disk (xbf_disk_kill()) and closes the device.
+ *
+ * Context: process context (system workqueue).
+ */
+void xbf_timeout_work(struct work_struct *work)
+{
+	struct xbf_info *info = container_of(work, struct xbf_info,
+					     timeout_work);
+	unsigned long oldest = 0, age = 0;
+	unsigned int r, n, ms;
+	bool fail, killed = false;
+
+	mutex_lock(&info->mutex);
+	if ((info->state != XBF_CONNECTED && info->state != XBF_CLOSING) ||
+	    !info->rings || !info->gd)
+		goto out_unlock;
+	for (r = 0; r < info->nr_rings; r++)
+		xbf_ring_look(&info->rings[r]);
+	n = xbf_disk_oldest(info, &oldest);
+	if (!n)
+		goto out_unlock;
+	age = jiffies - oldest;
+	fail = info->timeout_fail && age >= info->gd->queue->rq_timeout;
+	ms = jiffies_to_msecs(age);
+	if (__ratelimit(&info->rs_timeout))
+		dev_warn(&info->xbdev->dev,
+			 "%s: no answer from the backend for %u.%u s (the oldest of %u request%s in flight); %s\n",
+			 info->name, ms / 1000, ms % 1000 / 100, n,
+			 n == 1 ? "" : "s",
+			 fail ? "failing the disk (timeout_policy=fail)" :
+				"waiting (timeout_policy=report)");
+	if (fail)
+		killed = xbf_disk_kill(info);
+out_unlock:
+	mutex_unlock(&info->mutex);
+	if (killed)
+		xbf_fatal(info, -ETIMEDOUT,
+			  "backend did not answer for %lu s; disk failed",
+			  age / HZ);
 }
 
 /**
@@ -602,6 +751,7 @@ static void xbf_exit_hctx(struct blk_mq_hw_ctx *hctx, unsigned int index)
 
 static const struct blk_mq_ops xbf_mq_ops = {
 	.queue_rq	= xbf_queue_rq,
+	.timeout	= xbf_timeout,
 	.commit_rqs	= xbf_commit_rqs,
 #ifdef XB_HAVE_QUEUE_RQS
 	.queue_rqs	= xbf_queue_rqs,
@@ -665,6 +815,7 @@ int xbf_disk_create(struct xbf_info *info)
 	/* One tag per ring slot: a request with a tag always has a slot. */
 	set->queue_depth = info->rings[0].nr_slots;
 	set->numa_node = NUMA_NO_NODE;
+	set->timeout = READ_ONCE(xbf_io_timeout) * HZ;
 	set->flags = XB_MQ_F_SHOULD_MERGE;
 	set->cmd_size = sizeof(struct xbf_req) +
 			(info->neg.segs + frames) * sizeof(struct xbf_gnt *);
@@ -682,6 +833,8 @@ int xbf_disk_create(struct xbf_info *info)
 	WRITE_ONCE(info->max_inflight, READ_ONCE(xbf_max_inflight));
 	atomic_set(&info->inflight_now, 0);
 	atomic_set(&info->budget_starved, 0);
+	info->timeout_fail = READ_ONCE(xbf_timeout_policy) == XBF_TIMEOUT_FAIL;
+	info->resized_at = jiffies - HZ;
 
 	xbf_fill_limits(info, &xl);
 	gd = xb_alloc_disk(set, &xl, info);
@@ -740,20 +893,85 @@ void xbf_disk_destroy(struct xbf_info *info)
 }
 
 /**
- * xbf_disk_update_capacity() - apply an online resize
+ * xbf_disk_update_capacity() - apply an online resize now
  * @info: the disk
  * @sectors: new capacity in 512-byte sectors
+ *
+ * Supersedes a resize xbf_disk_resize() has not applied yet.
  *
  * Context: process context, info->mutex held.
  */
 void xbf_disk_update_capacity(struct xbf_info *info, u64 sectors)
 {
+	unsigned int folded = info->resize_folded;
+
 	lockdep_assert_held(&info->mutex);
+	info->resize_pending = false;
+	info->resize_folded = 0;
 	if (!info->gd || sectors == get_capacity(info->gd))
 		return;
-	dev_info(&info->xbdev->dev, "%s: capacity %llu -> %llu sectors\n",
-		 info->name, (unsigned long long)get_capacity(info->gd),
-		 (unsigned long long)sectors);
+	if (folded)
+		dev_info(&info->xbdev->dev,
+			 "%s: capacity %llu -> %llu sectors (%u earlier change%s folded in)\n",
+			 info->name, (unsigned long long)get_capacity(info->gd),
+			 (unsigned long long)sectors, folded,
+			 folded == 1 ? "" : "s");
+	else
+		dev_info(&info->xbdev->dev, "%s: capacity %llu -> %llu sectors\n",
+			 info->name, (unsigned long long)get_capacity(info->gd),
+			 (unsigned long long)sectors);
 	info->be.sectors = sectors;
+	info->resized_at = jiffies;
 	set_capacity_and_notify(info->gd, sectors);
+}
+
+/**
+ * xbf_disk_resize() - apply a capacity the backend announced, coalesced
+ * @info: the disk, connected
+ * @sectors: the new capacity in 512-byte sectors
+ *
+ * Every change applied is logged (here and by the block layer) and sent
+ * to user space as a uevent, and a backend can announce sizes without end.
+ * So at most one change is applied per second; a change announced sooner
+ * waits, and replaces any that is still waiting: the last one announced
+ * always lands, a second later at worst (xbf_resize_work()).
+ *
+ * Context: process context, info->mutex held.
+ */
+void xbf_disk_resize(struct xbf_info *info, u64 sectors)
+{
+	unsigned long next = info->resized_at + HZ;
+
+	lockdep_assert_held(&info->mutex);
+	if (!info->gd)
+		return;
+	if (!info->resize_pending) {
+		if (sectors == get_capacity(info->gd))
+			return;
+	} else if (sectors != info->resize_sectors) {
+		info->resize_folded++;
+	}
+	info->resize_sectors = sectors;
+	info->resize_pending = true;
+	/* Already queued: it keeps its time and applies the latest value. */
+	schedule_delayed_work(&info->resize_work,
+			      time_after(jiffies, next) ? 0 : next - jiffies);
+}
+
+/**
+ * xbf_resize_work() - apply the capacity xbf_disk_resize() kept waiting
+ * @work: xbf_info.resize_work
+ *
+ * Context: process context (system workqueue).
+ */
+void xbf_resize_work(struct work_struct *work)
+{
+	struct xbf_info *info = container_of(to_delayed_work(work),
+					     struct xbf_info, resize_work);
+
+	mutex_lock(&info->mutex);
+	if (info->resize_pending && info->state == XBF_CONNECTED)
+		xbf_disk_update_capacity(info, info->resize_sectors);
+	info->resize_pending = false;
+	mutex_unlock(&info->mutex);
 }

@@ -269,3 +269,41 @@ void xbf_finish(struct xbf_ring *ring, struct request *rq, s16 status)
 		break;
 	}
 }
+
+/**
+ * xbf_abandon() - fail a request the backend never answered
+ * @ring: its ring, already stopped (xbf_ring_stop())
+ * @rq: the request, taken off the ring (xbf_ring_take_inflight())
+ *
+ * The backend may still map what the request granted: transient grants
+ * are revoked where the backend let go and otherwise, as in xbf_finish(),
+ * their pages stay pinned until it does.  Grants of our pools (persistent
+ * or bounce pages, indirect frames) are not given back at all: the disk is
+ * dead, and xbf_pool_destroy() frees them once the backend lets go.  So
+ * nothing the backend can still reach is ever used again.
+ *
+ * Context: any.
+ */
+void xbf_abandon(struct xbf_ring *ring, struct request *rq)
+{
+	struct xbf_req *req = xbf_req(rq);
+	unsigned int i;
+
+	if (!xbf_copies(ring->info)) {
+		for (i = 0; i < req->nr_segs; i++) {
+			struct xbf_gnt *g = req->gnt[i];
+
+			if (!gnttab_end_foreign_access_ref(g->ref)) {
+				get_page(g->lent);
+				gnttab_end_foreign_access(g->ref, g->lent);
+				g->ref = INVALID_GRANT_REF;
+			}
+			g->lent = NULL;
+		}
+	}
+	/* Out of the pools for good: the entries stay in ring->data.all. */
+	req->nr_data = 0;
+	req->nr_indirect = 0;
+	req->nr_segs = 0;
+	req->status = BLK_STS_IOERR;
+}

@@ -230,6 +230,65 @@ struct xbf_req *xbf_ring_reclaim(struct xbf_ring *ring)
 }
 
 /**
+ * xbf_ring_stop() - stop a ring for good
+ * @ring: a ring of a disk that is being failed
+ *
+ * No request goes on the ring after this and no response is read from it
+ * (a late answer to a request we failed would name an id no longer in
+ * flight); its event is no longer acknowledged.
+ *
+ * Context: any; takes xbf_ring.lock.
+ */
+void xbf_ring_stop(struct xbf_ring *ring)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ring->lock, flags);
+	ring->broken = true;
+	spin_unlock_irqrestore(&ring->lock, flags);
+}
+
+/**
+ * xbf_ring_look() - take the responses a ring holds, without an event
+ * @ring: the ring
+ *
+ * For a request that timed out: its answer may be there with its event
+ * lost.
+ *
+ * Context: process context.
+ */
+void xbf_ring_look(struct xbf_ring *ring)
+{
+	xbf_ring_poll(ring, true);
+}
+
+/**
+ * xbf_ring_oldest() - how many requests wait on a ring, and since when
+ * @ring: the ring
+ * @sent: set to the oldest one's xbf_req.sent if there is one
+ *
+ * Context: any; takes xbf_ring.lock.
+ * Return: the number of requests in flight on @ring.
+ */
+unsigned int xbf_ring_oldest(struct xbf_ring *ring, unsigned long *sent)
+{
+	unsigned int id, n = 0;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ring->lock, flags);
+	for (id = 0; id < ring->nr_ids; id++) {
+		struct request *rq = ring->inflight[id];
+
+		if (!rq)
+			continue;
+		if (!n++ || time_before(xbf_req(rq)->sent, *sent))
+			*sent = xbf_req(rq)->sent;
+	}
+	spin_unlock_irqrestore(&ring->lock, flags);
+	return n;
+}
+
+/**
  * xbf_ring_kick() - notify the backend of new requests
  * @ring: the ring, whose requests were pushed under its lock
  *
@@ -344,7 +403,7 @@ int xbf_rings_alloc(struct xbf_info *info, unsigned int nr, unsigned int order)
 	for (i = 0; i < nr; i++) {
 		err = xbf_ring_alloc(&info->rings[i], order);
 		if (err) {
-			xenbus_dev_fatal(info->xbdev, err, "setting up ring %u", i);
+			xbf_fatal(info, err, "setting up ring %u", i);
 			xbf_rings_free(info);
 			return err;
 		}

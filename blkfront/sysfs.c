@@ -219,10 +219,23 @@ static ssize_t budget_held_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(budget_held);
 
+/* Requests that reached the I/O timeout unanswered, each time they did. */
+static ssize_t timeouts_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	struct xbf_info *info = dev_get_drvdata(dev);
+
+	if (!info)
+		return -ENODEV;
+	return sysfs_emit(buf, "%lu\n", atomic_long_read(&info->timeouts));
+}
+static DEVICE_ATTR_RO(timeouts);
+
 static struct attribute *xbf_dev_attrs[] = {
 	&dev_attr_max_inflight.attr,
 	&dev_attr_budget_denied.attr,
 	&dev_attr_budget_held.attr,
+	&dev_attr_timeouts.attr,
 	&dev_attr_nr_queues.attr,
 	&dev_attr_ring_page_order.attr,
 	&dev_attr_max_segments.attr,

@@ -4,19 +4,22 @@
  *
  *   backend InitWait  -> read ring maxima, set up rings, publish them,
  *                        switch to Initialised
- *   backend Connected -> read and validate the disk's keys, negotiate,
- *                        create the gendisk, switch to Connected;
- *                        while Connected: online resize
+ *   backend Connected -> (only while we are Initialised) read and validate
+ *                        the disk's keys, negotiate, create the gendisk,
+ *                        switch to Connected; while Connected: online
+ *                        resize, at most one applied per second
  *   backend Closing   -> no new I/O, disk marked dead, switch to Closed
- *   remove            -> fail what can no longer complete, delete the
- *                        gendisk, free rings and grants
+ *   remove            -> give a backend that still serves a bounded time to
+ *                        answer, fail the rest, delete the gendisk, free
+ *                        rings and grants
  *   resume (restore)  -> take back unanswered requests, free the old rings;
  *                        the new backend then goes through InitWait and
  *                        Connected as above, and the requests are sent again
  *
  * Every key the backend writes is parsed by include/xblk/xenstore.h; a
- * malformed or out-of-range value ends in xenbus_dev_fatal(), which logs it
- * and closes the device.
+ * malformed or out-of-range value ends in xbf_fatal(), which logs it (rate
+ * limited per disk) and closes the device.  A backend that failed us is
+ * not parsed again until we reconnect: it cannot make us log without end.
  */
 #include <linux/cpumask.h>
 #include <linux/module.h>
@@ -55,25 +58,52 @@ static int xbf_read_key(void *ctx, const char *key, char *buf, size_t len)
 	return 0;
 }
 
+/**
+ * xbf_fatal() - close the device for an error, logging it rate-limited
+ * @info: the disk
+ * @err: the errno to report
+ * @fmt: what happened
+ *
+ * xenbus_dev_fatal() (log line, error node in xenstore, state Closing)
+ * while this disk's error messages are within their rate limit, else only
+ * the state change: a backend controls how often this runs.  A device
+ * already Closed gets the message and the error node, not Closing again.
+ *
+ * Context: process context.
+ */
+void xbf_fatal(struct xbf_info *info, int err, const char *fmt, ...)
+{
+	struct xenbus_device *dev = info->xbdev;
+	bool closed = dev->state == XenbusStateClosed;
+	va_list args;
+	char *msg;
+
+	if (!__ratelimit(&info->rs_err)) {
+		if (!closed)
+			xenbus_switch_state(dev, XenbusStateClosing);
+		return;
+	}
+	va_start(args, fmt);
+	msg = kvasprintf(GFP_KERNEL, fmt, args);
+	va_end(args);
+	if (closed)
+		xenbus_dev_error(dev, err, "%s", msg ?: fmt);
+	else
+		xenbus_dev_fatal(dev, err, "%s", msg ?: fmt);
+	kfree(msg);
+}
+
 static void xbf_error_work(struct work_struct *work)
 {
 	struct xbf_info *info = container_of(work, struct xbf_info, error_work);
+	bool killed;
 
 	mutex_lock(&info->mutex);
-	if (info->state == XBF_ERROR) {
-		mutex_unlock(&info->mutex);
-		return;
-	}
-	WRITE_ONCE(info->state, XBF_ERROR);
-	if (info->gd)
-		blk_mark_disk_dead(info->gd);
-	if (info->rings)
-		xbf_fail_inflight(info);
-	if (info->gd)
-		xbf_disk_unquiesce(info);	/* requeued requests fail */
+	killed = xbf_disk_kill(info);
 	mutex_unlock(&info->mutex);
-	xenbus_dev_fatal(info->xbdev, -EPROTO,
-			 "backend broke the blkif protocol; disk failed");
+	if (killed)
+		xbf_fatal(info, -EPROTO,
+			  "backend broke the blkif protocol; disk failed");
 }
 
 /**
@@ -81,8 +111,8 @@ static void xbf_error_work(struct work_struct *work)
  * @info: the disk
  * @fmt: what happened
  *
- * Logs (rate-limited: a backend controls how often this runs) and defers
- * the state change to process context.
+ * Logs (rate-limited per disk: a backend controls how often this runs)
+ * and defers the state change to process context.
  *
  * Context: any.
  */
@@ -91,11 +121,13 @@ void xbf_fail(struct xbf_info *info, const char *fmt, ...)
 	struct va_format vaf;
 	va_list args;
 
-	va_start(args, fmt);
-	vaf.fmt = fmt;
-	vaf.va = &args;
-	dev_err_ratelimited(&info->xbdev->dev, "%s: %pV\n", info->name, &vaf);
-	va_end(args);
+	if (__ratelimit(&info->rs_err)) {
+		va_start(args, fmt);
+		vaf.fmt = fmt;
+		vaf.va = &args;
+		dev_err(&info->xbdev->dev, "%s: %pV\n", info->name, &vaf);
+		va_end(args);
+	}
 	schedule_work(&info->error_work);
 }
 
@@ -113,8 +145,8 @@ static int xbf_talk(struct xbf_info *info)
 	err = xblk_parse_be_ring(xbf_read_key, &kd, &be_queues, &be_order,
 				 &bad_key);
 	if (err) {
-		xenbus_dev_fatal(dev, err, "backend key %s/%s is malformed",
-				 dev->otherend, bad_key);
+		xbf_fatal(info, err, "backend key %s/%s is malformed",
+			  dev->otherend, bad_key);
 		return err;
 	}
 
@@ -174,7 +206,7 @@ again:
 	return 0;
 
 out_fatal:
-	xenbus_dev_fatal(dev, err, "%s", what);
+	xbf_fatal(info, err, "%s", what);
 	xbf_rings_free(info);
 out_unlock:
 	mutex_unlock(&info->mutex);
@@ -213,12 +245,13 @@ static void xbf_resize(struct xbf_info *info)
 	err = xblk_read_u64(xbf_read_key, &kd, XBLK_KEY_SECTORS, XBLK_REQUIRED,
 			    0, ~(u64)0 >> 10, &sectors);
 	if (err) {
-		dev_err_ratelimited(&info->xbdev->dev,
-				    "%s: ignoring malformed sectors on resize (%d)\n",
-				    info->name, err);
+		if (__ratelimit(&info->rs_err))
+			dev_err(&info->xbdev->dev,
+				"%s: ignoring malformed sectors on resize (%d)\n",
+				info->name, err);
 		return;
 	}
-	xbf_disk_update_capacity(info, sectors);
+	xbf_disk_resize(info, sectors);
 }
 
 /* Backend Connected: validate its keys, negotiate, create the disk. */
@@ -242,9 +275,9 @@ static void xbf_connect(struct xbf_info *info)
 	err = xblk_parse_be_info(xbf_read_key, &kd, &info->be, &bad_key,
 				 PAGE_SIZE);
 	if (err) {
-		xenbus_dev_fatal(dev, err, "backend key %s/%s is %s",
-				 dev->otherend, bad_key,
-				 err == -ENOENT ? "missing" : "malformed or out of range");
+		xbf_fatal(info, err, "backend key %s/%s is %s", dev->otherend,
+			  bad_key,
+			  err == -ENOENT ? "missing" : "malformed or out of range");
 		goto out_unlock;
 	}
 
@@ -257,9 +290,9 @@ static void xbf_connect(struct xbf_info *info)
 	if (info->gd) {
 		/* The requests already built fit the disk's limits only. */
 		if (info->neg.segs < info->disk_segs) {
-			xenbus_dev_fatal(dev, -EINVAL,
-					 "restored onto a backend with %u segments per request, the disk needs %u",
-					 info->neg.segs, info->disk_segs);
+			xbf_fatal(info, -EINVAL,
+				  "restored onto a backend with %u segments per request, the disk needs %u",
+				  info->neg.segs, info->disk_segs);
 			goto out_unlock;
 		}
 		info->neg.segs = info->disk_segs;
@@ -275,7 +308,7 @@ static void xbf_connect(struct xbf_info *info)
 	for (i = 0; i < info->nr_rings; i++) {
 		err = xbf_ring_pools_alloc(&info->rings[i]);
 		if (err) {
-			xenbus_dev_fatal(dev, err, "reserving grants for queue %u", i);
+			xbf_fatal(info, err, "reserving grants for queue %u", i);
 			goto out_free_pools;
 		}
 	}
@@ -292,7 +325,7 @@ static void xbf_connect(struct xbf_info *info)
 	err = xbf_disk_create(info);
 	if (err) {
 		WRITE_ONCE(info->state, XBF_DISCONNECTED);
-		xenbus_dev_fatal(dev, err, "creating disk %s", info->name);
+		xbf_fatal(info, err, "creating disk %s", info->name);
 		goto out_free_pools;
 	}
 out_connected:
@@ -357,6 +390,15 @@ static void xbf_backend_changed(struct xenbus_device *dev,
 		/* A backend may go straight to Connected, skipping InitWait. */
 		if (dev->state == XenbusStateInitialising && xbf_talk(info))
 			break;
+		/*
+		 * Connect from Initialised, resize while Connected.  Once a
+		 * backend failed us we are Closing: its keys are not parsed
+		 * (and their faults logged) again, however often it says
+		 * Connected.
+		 */
+		if (dev->state != XenbusStateInitialised &&
+		    dev->state != XenbusStateConnected)
+			break;
 		xbf_connect(info);
 		break;
 	case XenbusStateClosed:
@@ -407,6 +449,12 @@ static int xbf_probe(struct xenbus_device *dev,
 	info->xbdev = dev;
 	mutex_init(&info->mutex);
 	INIT_WORK(&info->error_work, xbf_error_work);
+	INIT_WORK(&info->timeout_work, xbf_timeout_work);
+	INIT_DELAYED_WORK(&info->resize_work, xbf_resize_work);
+	atomic_long_set(&info->timeouts, 0);
+	/* Per disk: one disk's faults cannot hide another's. */
+	ratelimit_state_init(&info->rs_err, 5 * HZ, 10);
+	ratelimit_state_init(&info->rs_timeout, 5 * HZ, 1);
 	info->vdevice = vdev;
 	info->handle = (u16)handle;
 	info->index = index;
@@ -442,20 +490,27 @@ static void xbf_remove(struct xenbus_device *dev)
 		blk_mark_disk_dead(info->gd);
 		xbf_disk_unquiesce(info);
 	}
-	/*
-	 * A backend that is neither serving nor finishing will never answer
-	 * what is in flight: fail it, or deleting the disk would wait forever.
-	 */
 	be = xb_otherend_state(dev);
-	if (info->rings && be != XenbusStateConnected &&
-	    be != XenbusStateClosing)
+	mutex_unlock(&info->mutex);
+	/*
+	 * A backend that says it is serving or finishing gets a bounded time
+	 * to answer what is in flight; the rest fails, or deleting the disk
+	 * would wait for a backend that never answers.  Other backends will
+	 * not answer at all.
+	 */
+	if (be == XenbusStateConnected || be == XenbusStateClosing)
+		xbf_disk_drain(info);
+	mutex_lock(&info->mutex);
+	if (info->rings)
 		xbf_fail_inflight(info);
 	xbf_disk_destroy(info);
 	if (info->rings)
 		xbf_rings_free(info);
 	mutex_unlock(&info->mutex);
-	/* Failing requests above may have queued the error work again. */
+	/* Interrupts until the rings went may have queued the works again. */
 	cancel_work_sync(&info->error_work);
+	cancel_work_sync(&info->timeout_work);
+	cancel_delayed_work_sync(&info->resize_work);
 	dev_set_drvdata(&dev->dev, NULL);
 	kfree(info);
 }
