@@ -39,6 +39,7 @@
 #include <xblk/request.h>
 #include <xblk/retry.h>
 #include <xblk/xenstore.h>
+#include <xblk/xenbus.h>
 
 /* ------------------------------------------------------------------ */
 /* Module parameters (main.c), frozen per device when it is probed.    */

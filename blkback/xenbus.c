@@ -162,26 +162,7 @@ void xbb_info(struct xbb_dev *be, const char *fmt, ...)
 }
 
 /* ------------------------------------------------------------------ */
-/* Reading keys.                                                       */
-
-/* xblk_read_fn over xenbus: @ctx is the directory. */
-static int xbb_xs_read(void *ctx, const char *key, char *buf, size_t len)
-{
-	unsigned int n;
-	char *val;
-
-	val = xenbus_read(XBT_NIL, ctx, key, &n);
-	if (IS_ERR(val))
-		return PTR_ERR(val);
-	if (n >= len) {
-		kfree(val);
-		return -E2BIG;
-	}
-	memcpy(buf, val, n);
-	buf[n] = '\0';
-	kfree(val);
-	return 0;
-}
+/* Keys: read with xblk_xs_read*(), written with xblk_xs_transact().   */
 
 /*
  * Something the frontend (or toolstack) wrote makes the device unusable:
@@ -214,16 +195,12 @@ static int xbb_write_uint(struct xenbus_transaction xbt, struct xbb_dev *be,
 }
 
 /* Our maxima, written at probe: a frontend reads them before it sets up. */
-static int xbb_advertise_limits(struct xbb_dev *be)
+static int xbb_write_limits(struct xenbus_transaction xbt, void *arg)
 {
+	struct xbb_dev *be = arg;
 	const struct xbb_params *p = &be->params;
-	struct xenbus_transaction xbt;
 	int err;
 
-again:
-	err = xenbus_transaction_start(&xbt);
-	if (err)
-		return err;
 	err = xbb_write_uint(xbt, be, XBLK_KEY_MAX_QUEUES, p->max_queues);
 	if (!err)
 		err = xbb_write_uint(xbt, be, XBLK_KEY_MAX_RING_ORDER,
@@ -235,13 +212,6 @@ again:
 	if (!err)
 		err = xbb_write_uint(xbt, be, XBLK_KEY_PERSISTENT,
 				     p->persistent);
-	if (err) {
-		xenbus_transaction_end(xbt, 1);
-		return err;
-	}
-	err = xenbus_transaction_end(xbt, 0);
-	if (err == -EAGAIN)
-		goto again;
 	return err;
 }
 
@@ -249,11 +219,13 @@ again:
 static int xbb_write_discard(struct xenbus_transaction xbt, struct xbb_dev *be)
 {
 	const struct xbb_vbd *vbd = &be->vbd;
+	bool enable;
 	int err;
 
-	be->discard = vbd->discard &&
-		      xenbus_read_unsigned(be->xdev->nodename, "discard-enable",
-					   1);
+	if (xblk_xs_read_flag(be->xdev->nodename, "discard-enable", true,
+			      &enable))
+		xbb_warn(be, "discard-enable is neither 0 nor 1: taken as 1");
+	be->discard = vbd->discard && enable;
 	if (be->discard) {
 		err = xbb_write_uint(xbt, be, XBLK_KEY_DISCARD_GRAN,
 				     vbd->discard_granularity);
@@ -270,16 +242,12 @@ static int xbb_write_discard(struct xenbus_transaction xbt, struct xbb_dev *be)
 }
 
 /* The disk's keys, written just before Connected. */
-static int xbb_write_disk(struct xbb_dev *be)
+static int xbb_write_disk(struct xenbus_transaction xbt, void *arg)
 {
+	struct xbb_dev *be = arg;
 	const struct xbb_vbd *vbd = &be->vbd;
-	struct xenbus_transaction xbt;
 	int err;
 
-again:
-	err = xenbus_transaction_start(&xbt);
-	if (err)
-		return err;
 	err = xbb_write_uint(xbt, be, XBLK_KEY_SECTORS, READ_ONCE(vbd->sectors));
 	if (!err)
 		err = xbb_write_uint(xbt, be, XBLK_KEY_INFO, vbd->info);
@@ -300,13 +268,20 @@ again:
 	if (!err && vbd->max_sectors)
 		err = xbb_write_uint(xbt, be, XBLK_KEY_MAX_SECTORS,
 				     vbd->max_sectors);
-	if (err) {
-		xenbus_transaction_end(xbt, 1);
-		return err;
-	}
-	err = xenbus_transaction_end(xbt, 0);
-	if (err == -EAGAIN)
-		goto again;
+	return err;
+}
+
+/* The new size, and our state again (see xbb_resize_work()). */
+static int xbb_write_size(struct xenbus_transaction xbt, void *arg)
+{
+	struct xbb_dev *be = arg;
+	int err;
+
+	err = xbb_write_uint(xbt, be, XBLK_KEY_SECTORS,
+			     READ_ONCE(be->vbd.sectors));
+	if (!err)
+		err = xenbus_printf(xbt, be->xdev->nodename, "state", "%d",
+				    be->xdev->state);
 	return err;
 }
 
@@ -319,28 +294,11 @@ again:
 static void xbb_resize_work(struct work_struct *work)
 {
 	struct xbb_dev *be = container_of(work, struct xbb_dev, resize_work);
-	struct xenbus_device *dev = be->xdev;
-	u64 sectors = READ_ONCE(be->vbd.sectors);
-	struct xenbus_transaction xbt;
 	int err;
 
-	xbb_info(be, "backing device resized to %llu sectors", sectors);
-again:
-	err = xenbus_transaction_start(&xbt);
-	if (err)
-		goto out;
-	err = xbb_write_uint(xbt, be, XBLK_KEY_SECTORS, sectors);
-	if (!err)
-		err = xenbus_printf(xbt, dev->nodename, "state", "%d",
-				    dev->state);
-	if (err) {
-		xenbus_transaction_end(xbt, 1);
-		goto out;
-	}
-	err = xenbus_transaction_end(xbt, 0);
-	if (err == -EAGAIN)
-		goto again;
-out:
+	xbb_info(be, "backing device resized to %llu sectors",
+		 READ_ONCE(be->vbd.sectors));
+	err = xblk_xs_transact(xbb_write_size, be);
 	if (err)
 		xbb_warn(be, "could not announce the new size (%d)", err);
 }
@@ -429,6 +387,7 @@ static void xbb_fatal_key(struct xbb_dev *be, int err, const char *dir,
 		xbb_fatal(be, err, "frontend key %s/%s is missing", dir, key);
 		return;
 	}
+	/* Raw, with its length: the quote shows a NUL inside as well. */
 	val = xenbus_read(XBT_NIL, dir, key, &len);
 	if (IS_ERR(val)) {
 		xbb_fatal(be, err, "frontend key %s/%s cannot be read (%ld)",
@@ -439,7 +398,8 @@ static void xbb_fatal_key(struct xbb_dev *be, int err, const char *dir,
 		  "frontend key %s/%s = \"%*pE\"%s (%u bytes) is %s: want %s",
 		  dir, key, (int)min_t(unsigned int, len, XBB_QUOTE_MAX), val,
 		  len > XBB_QUOTE_MAX ? "..." : "", len,
-		  err == -ERANGE ? "out of range" : "malformed", want);
+		  err == -ERANGE ? "out of range" :
+		  err == -EPROTONOSUPPORT ? "unsupported" : "malformed", want);
 	kfree(val);
 }
 
@@ -452,7 +412,7 @@ static int xbb_map_one(struct xbb_dev *be, struct xbb_ring *ring,
 	const char *bad_key;
 	int err;
 
-	err = xblk_parse_fe_queue(xbb_xs_read, (void *)dir, fr, &fq, &bad_key);
+	err = xblk_parse_fe_queue(xblk_xs_read, (void *)dir, fr, &fq, &bad_key);
 	if (err) {
 		xbb_fatal_key(be, err, dir, bad_key,
 			      strcmp(bad_key, XBLK_KEY_EVTCHN) ?
@@ -491,33 +451,24 @@ static int xbb_map_rings(struct xbb_dev *be)
 	struct xblk_fe_ring fr;
 	struct xbb_ring *rings;
 	const char *bad_key;
-	unsigned int i, len = 0;
+	unsigned int i;
 	char *proto, want[32];
 	int err;
 
 	lockdep_assert_held(&be->lock);
 
-	proto = xenbus_read(XBT_NIL, fe, XBLK_KEY_PROTOCOL, &len);
-	if (IS_ERR(proto) && PTR_ERR(proto) != -ENOENT) {
-		err = PTR_ERR(proto);
-		xbb_fatal(be, err, "frontend key %s/%s cannot be read", fe,
-			  XBLK_KEY_PROTOCOL);
-		return err;
-	}
-	err = xblk_abi_parse(IS_ERR(proto) ? NULL : proto, &be->abi);
+	proto = xblk_xs_read_str(fe, XBLK_KEY_PROTOCOL);
+	err = PTR_ERR_OR_ZERO(proto);
+	if (err == -ENOENT)
+		proto = NULL;	/* the native layout */
+	else if (err)
+		goto out_bad_proto;
+	err = xblk_abi_parse(proto, &be->abi) ? -EPROTONOSUPPORT : 0;
+	kfree(proto);
 	if (err)
-		xbb_fatal(be, err,
-			  "frontend key %s/%s = \"%*pE\"%s: unsupported protocol (want %s or %s)",
-			  fe, XBLK_KEY_PROTOCOL,
-			  (int)min_t(unsigned int, len, XBB_QUOTE_MAX), proto,
-			  len > XBB_QUOTE_MAX ? "..." : "",
-			  XBLK_PROTO_X86_32, XBLK_PROTO_X86_64);
-	if (!IS_ERR(proto))
-		kfree(proto);
-	if (err)
-		return err;
+		goto out_bad_proto;
 
-	err = xblk_parse_fe_ring(xbb_xs_read, (void *)fe, be->params.max_queues,
+	err = xblk_parse_fe_ring(xblk_xs_read, (void *)fe, be->params.max_queues,
 				 be->params.max_ring_order, &fr, &bad_key);
 	if (err) {
 		if (!strcmp(bad_key, XBLK_KEY_NR_QUEUES))
@@ -562,6 +513,10 @@ out_unmap:
 		xbb_ring_unmap(&rings[i]);
 	kfree(rings);
 	return err;
+out_bad_proto:
+	xbb_fatal_key(be, err, fe, XBLK_KEY_PROTOCOL,
+		      XBLK_PROTO_X86_32 " or " XBLK_PROTO_X86_64);
+	return err;
 }
 
 /* Connect once both the rings and the backing device are there. */
@@ -575,7 +530,7 @@ static void xbb_try_connect(struct xbb_dev *be)
 	if (!be->vbd.bdev || !be->rings || be->threads_running)
 		return;
 
-	err = xbb_write_disk(be);
+	err = xblk_xs_transact(xbb_write_disk, be);
 	if (err) {
 		xbb_fatal(be, err, "writing the disk's keys");
 		return;
@@ -642,10 +597,9 @@ static int xbb_check_physdev_path(struct xbb_dev *be, dev_t devt)
 	dev_t d;
 	int err;
 
-	path = xenbus_read(XBT_NIL, be->xdev->nodename,
-			   "physical-device-path", NULL);
+	path = xblk_xs_read_str(be->xdev->nodename, "physical-device-path");
 	if (IS_ERR(path))
-		return 0;
+		return PTR_ERR(path) == -ENOENT ? 0 : PTR_ERR(path);
 	err = lookup_bdev(path, &d);
 	if (err) {
 		xbb_warn(be, "cannot look up physical-device-path %s (%d); using %u:%u",
@@ -670,9 +624,13 @@ static void xbb_hotplug_changed(struct xenbus_watch *watch, const char *path,
 	dev_t devt;
 	int err;
 
-	phys = xenbus_read(XBT_NIL, dev->nodename, "physical-device", NULL);
-	if (IS_ERR(phys))
+	phys = xblk_xs_read_str(dev->nodename, "physical-device");
+	if (PTR_ERR(phys) == -ENOENT)
 		return;		/* not written yet: the watch fires at once */
+	if (IS_ERR(phys)) {
+		xenbus_dev_fatal(dev, PTR_ERR(phys), "reading physical-device");
+		return;
+	}
 	err = xbb_parse_physdev(phys, &devt);
 	if (err) {
 		xenbus_dev_fatal(dev, err, "parsing physical-device \"%s\"",
@@ -691,13 +649,13 @@ static void xbb_hotplug_changed(struct xenbus_watch *watch, const char *path,
 		goto out_unlock;
 	}
 
-	mode = xenbus_read(XBT_NIL, dev->nodename, "mode", NULL);
+	mode = xblk_xs_read_str(dev->nodename, "mode");
 	if (IS_ERR(mode)) {
 		xenbus_dev_fatal(dev, PTR_ERR(mode), "reading mode");
 		mode = NULL;
 		goto out_unlock;
 	}
-	type = xenbus_read(XBT_NIL, dev->otherend, "device-type", NULL);
+	type = xblk_xs_read_str(dev->otherend, "device-type");
 	if (!IS_ERR(type)) {
 		cdrom = !strcmp(type, "cdrom");
 		kfree(type);
@@ -855,7 +813,7 @@ static int xbb_probe(struct xenbus_device *dev,
 	}
 	be->xdev = dev;
 	be->domid = dev->otherend_id;
-	disk = xenbus_read(XBT_NIL, dev->nodename, "dev", NULL);
+	disk = xblk_xs_read_str(dev->nodename, "dev");
 	snprintf(be->name, sizeof(be->name), "d%u/%s", be->domid,
 		 IS_ERR(disk) ? strrchr(dev->nodename, '/') + 1 : disk);
 	if (!IS_ERR(disk))
@@ -871,7 +829,7 @@ static int xbb_probe(struct xenbus_device *dev,
 	xbb_params_get(&be->params);
 	dev_set_drvdata(&dev->dev, be);
 
-	err = xbb_advertise_limits(be);
+	err = xblk_xs_transact(xbb_write_limits, be);
 	if (err) {
 		xenbus_dev_fatal(dev, err, "advertising our limits");
 		goto out_free;

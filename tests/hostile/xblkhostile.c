@@ -90,6 +90,7 @@
  * @events: events received
  * @unused_ref: allocated, never granted (for key specs), 0 if none
  * @held: a key spec is set: waiting for "go" in Initialising
+ * @keys_written: "write" published the keys already
  */
 struct xh_dev {
 	struct xenbus_device *xdev;
@@ -115,6 +116,7 @@ struct xh_dev {
 	unsigned long events;
 	grant_ref_t unused_ref;
 	bool held;
+	bool keys_written;
 };
 
 /* One expected response. */
@@ -816,21 +818,22 @@ static void xh_case_storm(struct xh_dev *h, unsigned long arg)
  * Storm on a full ring: indirect reads of 16 segments each that use up a
  * backend's page budget of @pages (its max_inflight_pages, the lab's 64),
  * and one read more that has to wait for them, then notifications in a
- * loop for @arg (default 8) seconds while the backend cannot take that
+ * loop for @arg (default 6) seconds while the backend cannot take that
  * read.  On a slow device the budget stays used up for the whole storm.
  * Every request must still be answered (the device decides how long).
  */
 static void xh_case_stormfull(struct xh_dev *h, unsigned long arg)
 {
-	unsigned long end = jiffies + (arg ? arg : 8) * HZ, n = 0;
+	unsigned long end = jiffies + (arg ? arg : 6) * HZ, n = 0;
 	unsigned int i, pages = 64;
 
 	if (!h->max_indirect) {
 		xh_fail("backend offers no indirect requests");
 		return;
 	}
+	/* Apart on the disk: each its own request at the device. */
 	for (i = 0; i < pages / 16; i++)
-		xh_ind(h, BLKIF_OP_READ, i * 128, 16, 1, BLKIF_RSP_OKAY);
+		xh_ind(h, BLKIF_OP_READ, i * 256, 16, 1, BLKIF_RSP_OKAY);
 	xh_good(h, 0);
 	xh_push(h);
 	while (time_before(jiffies, end)) {
@@ -919,8 +922,9 @@ static void xh_case_slowclose(struct xh_dev *h, unsigned long arg)
 				    RING_SIZE(&h->ring) - 1);
 	u64 id;
 
+	/* Apart on the disk: each its own request at the device. */
 	for (i = 0; i < n; i++)
-		xh_rw(h, BLKIF_OP_READ, (u64)i * 8, 1, &id);
+		xh_rw(h, BLKIF_OP_READ, (u64)i * 64, 1, &id);
 	xh_push(h);
 	xenbus_switch_state(h->xdev, XenbusStateClosing);
 	h->dead = true;
@@ -1110,10 +1114,15 @@ static const struct file_operations xh_run_fops = {
 	.llseek = default_llseek,
 };
 
-/* Forward: "go" publishes a held device's keys. */
-static int xh_publish(struct xh_dev *h, const char *spec);
+/* Forward: "write" and "go" publish a held device's keys. */
+static int xh_publish(struct xh_dev *h, const char *spec, bool initialised);
 
-/* "set SPEC", "clear" or "go" (see the top of the file). */
+/*
+ * "set SPEC", "clear", "write" (publish a held device's keys, stay held:
+ * userspace may then change a key as no spec can, e.g. with a NUL inside
+ * through xenstore-write's \x00) or "go" (publish them unless "write" did,
+ * and switch to Initialised); see the top of the file.
+ */
 static ssize_t xh_keys_write(struct file *file, const char __user *ubuf,
 			     size_t len, loff_t *ppos)
 {
@@ -1141,13 +1150,21 @@ static ssize_t xh_keys_write(struct file *file, const char __user *ubuf,
 	} else if (!strcmp(buf, "clear")) {
 		kfree(xh_spec);
 		xh_spec = NULL;
-	} else if (!strcmp(buf, "go")) {
+	} else if (!strcmp(buf, "go") || !strcmp(buf, "write")) {
+		bool go = buf[0] == 'g';
+
 		h = xh_cur;
 		if (!h || !h->held) {
 			err = -ENODEV;
+		} else if (h->keys_written) {
+			err = go ? xenbus_switch_state(h->xdev,
+						       XenbusStateInitialised) :
+				   -EBUSY;
+			h->held = !go;
 		} else {
-			h->held = false;
-			err = xh_publish(h, xh_spec);
+			h->held = !go;
+			h->keys_written = true;
+			err = xh_publish(h, xh_spec, go);
 			pr_info("%s: keys published with spec \"%*pE\": %d\n",
 				h->xdev->nodename,
 				xh_spec ? (int)strnlen(xh_spec, 200) : 0,
@@ -1394,8 +1411,8 @@ static int xh_write_ring_refs(struct xh_dev *h, struct xenbus_transaction xbt)
 	return err;
 }
 
-/* Write our keys (and the spec, if any) and switch to Initialised. */
-static int xh_publish(struct xh_dev *h, const char *spec)
+/* Write our keys (and the spec, if any), then switch to Initialised. */
+static int xh_publish(struct xh_dev *h, const char *spec, bool initialised)
 {
 	struct xenbus_device *dev = h->xdev;
 	struct xenbus_transaction xbt;
@@ -1424,7 +1441,7 @@ again:
 	err = xenbus_transaction_end(xbt, 0);
 	if (err == -EAGAIN)
 		goto again;
-	if (err)
+	if (err || !initialised)
 		return err;
 	return xenbus_switch_state(dev, XenbusStateInitialised);
 }
@@ -1451,7 +1468,7 @@ static int xh_probe(struct xenbus_device *dev,
 	/* With a key spec, wait for "go": the toolstack first sees InitWait. */
 	h->held = xh_spec && *xh_spec;
 	if (!err && !h->held)
-		err = xh_publish(h, NULL);
+		err = xh_publish(h, NULL, true);
 	if (err)
 		goto out_unlock;
 	dev_set_drvdata(&dev->dev, h);

@@ -12,12 +12,13 @@
  *   echo 0 > /sys/module/xlabprobe/parameters/unbound_max_us   # restart
  *   rmmod xlabprobe
  *
- * Memory fragmentation: writing N to "fragment" takes every page dom0 can
- * give (order 0, unmovable), then gives back N MiB of them as free blocks
- * of four pages that are each surrounded by pages it keeps: afterwards no
- * free block is larger than order 2 (16 KiB), so a physically contiguous
- * allocation above that fails unless compaction helps (the lab sets
- * vm.extfrag_threshold to 1000 so that it does not).  Writing 0 gives
+ * Memory fragmentation: writing N to "fragment" takes every free block of
+ * 32 KiB or more and every page dom0 can still give (unmovable), then gives
+ * back N MiB of them as free blocks of four pages that are each surrounded
+ * by pages it keeps: afterwards no free block is larger than order 2 (16
+ * KiB), so a physically contiguous allocation above that fails unless
+ * compaction helps (the lab sets vm.extfrag_threshold to 1000 so that it
+ * does not).  Writing 0 gives
  * everything back; so does rmmod.
  *
  *   echo 48 > /sys/module/xlabprobe/parameters/fragment
@@ -69,15 +70,40 @@ static void xp_release_all(void)
 	xp_nr_held = 0;
 }
 
-/* Take every page, then give back @mib MiB of them as order-2 holes. */
+/* Hold the pages of a block of 2^@order pages, one by one. */
+static void xp_hold(struct page *page, unsigned int order)
+{
+	unsigned int i;
+
+	split_page(page, order);
+	for (i = 0; i < 1U << order; i++) {
+		list_add(&page[i].lru, &xp_held);
+		xp_nr_held++;
+	}
+}
+
+/*
+ * Take every free block of 32 KiB and more (below the watermarks too, in
+ * every zone, DMA included: an allocation may fall back to it), then every
+ * page the allocator still gives, then give back @mib MiB as order-2 holes.
+ */
 static int xp_fragment_now(unsigned int mib)
 {
 	unsigned long want = (unsigned long)mib << (20 - PAGE_SHIFT), freed = 0;
+	const gfp_t big = __GFP_MEMALLOC | __GFP_NORETRY | __GFP_NOWARN;
 	struct page *page, *tmp;
+	int order;
 
+	/* 10: the largest order on x86 (MAX_ORDER changed meaning in 6.4). */
+	for (order = 10; order >= 3; order--) {
+		while ((page = alloc_pages(GFP_KERNEL | big, order)))
+			xp_hold(page, order);
+		while ((page = alloc_pages(GFP_DMA | big, order)))
+			xp_hold(page, order);
+		cond_resched();
+	}
 	while ((page = alloc_page(GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN))) {
-		list_add(&page->lru, &xp_held);
-		xp_nr_held++;
+		xp_hold(page, 0);
 		cond_resched();
 	}
 	/* pfn 8k..8k+3 free, 8k+4..8k+7 kept: buddies cannot merge above. */

@@ -47,10 +47,10 @@
 #                domain, device and key, the same in xenstore's error node, never Connected,
 #                nothing mapped (before and after the detach). "keys" selects all of them
 #   keys-good    then the same guest attaches with correct keys: connected, reads served
-#   stormfull    the page budget used up by slow reads, then 8 s of notifications: the blocked
+#   stormfull    the page budget used up by slow reads, then 6 s of notifications: the blocked
 #                ring must throttle them (spurious late EOIs): at most 100 interrupts
-#   bigfrag      dom0's memory fragmented (tests/probe/xlabprobe.ko): a 4096-segment indirect
-#                read, whose 160 KiB segment array cannot be contiguous, is served
+#   bigfrag      dom0's memory fragmented (tests/probe/xlabprobe.ko): a 2048-segment indirect
+#                read, whose 80 KiB segment array cannot be contiguous, is served
 #   discards     two hostile guests push 511 whole-device discards each on a slow disk: no work
 #                item on dom0's system_unbound_wq waits 0.5 s, at most 64 in flight per ring
 #   slowclose    16 slow reads in flight, then Closing: a second guest's xl block-attach takes
@@ -330,8 +330,14 @@ c_unaligned_intree() {
 }
 
 # ------------------------------------------------------------------ dom0 stalls
-SLOW_NSEC=12000000000
 PROBE=/sys/module/xlabprobe/parameters
+
+# slow_disk: /dev/nbslow serves one request at a time, each after 2 s (null_blk fails a request
+# after 5 s in the driver: requests queued behind others are slow without that)
+slow_disk() {
+	nullb_make nbslow size=64 irqmode=2 completion_nsec=2000000000 hw_queue_depth=1 ||
+		{ case_fail "no slow null_blk"; return 1; }
+}
 
 # h_attach_reg BACKING [OPTS]: h_attach, and let run_case detach it at the end
 h_attach_reg() {
@@ -339,39 +345,39 @@ h_attach_reg() {
 	CASE_DISKS+=("$G:$VDEV")
 }
 
-# slowclose [BACKEND]: the hostile frontend pushes 16 reads on a disk that completes after 12 s
-# and writes Closing at once. The backend must not wait for them on the xenwatch thread: a
-# second guest's xl block-attach meanwhile must take seconds, not the 12 s. The slow vbd gets
-# to Closed once its reads are answered (xblkback), and nothing stays mapped.
+# slowclose [BACKEND]: the hostile frontend pushes 8 reads on the slow disk (16 s for all) and
+# writes Closing at once. The backend must not wait for them on the xenwatch thread: a second
+# guest's xl block-attach meanwhile must take seconds, not the 16 s. The slow vbd gets to Closed
+# once its reads are answered (xblkback), and nothing stays mapped.
 c_slowclose() {
 	local be=${1:-$BACK} q=g2 t0 t1 ta tc st i
-	nullb_make nbslow size=64 irqmode=2 completion_nsec=$SLOW_NSEC || { case_fail "no slow null_blk"; return 1; }
+	slow_disk || return 1
 	be_use "$be" || return 1
 	if [ -z "${G_DOMID[$q]}" ]; then
-		guest_create "$q" 1 256 || { case_fail "could not create guest $q"; return 1; }
+		guest_create "$q" 2 384 || { case_fail "could not create guest $q"; return 1; }
 	fi
 	fe_use "$q" xen-blkfront || return 1
 	h_attach_reg /dev/nbslow || return 1
-	h_run slowclose 16 || { case_fail "guest: $H_LINE"; return 1; }
+	h_run slowclose 8 || { case_fail "guest: $H_LINE"; return 1; }
 	t0=$(now)
-	log "xl block-attach $q while d${G_DOMID[$G]}/$VDEV closes with 16 slow reads in flight"
+	log "xl block-attach $q while d${G_DOMID[$G]}/$VDEV closes with 8 slow reads in flight"
 	timeout 60 xl block-attach "$q" "format=raw,vdev=xvdb,access=rw,target=/dev/nullb1" ||
 		case_fail "xl block-attach $q failed"
 	t1=$(now)
 	CASE_DISKS+=("$q:xvdb")
 	st=$(xs_back "$G" $VDEV state)
 	ta=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b - a}')
-	awk -v t="$ta" 'BEGIN{exit !(t < 6)}' ||
+	awk -v t="$ta" 'BEGIN{exit !(t < 5)}' ||
 		case_fail "a second guest's xl block-attach took $ta s while the slow vbd closed"
 	g_ok "$q" "waitdev /dev/xvdb 45 && dd if=/dev/xvdb of=/dev/null bs=64k count=16 iflag=direct 2>&1 | tail -1" ||
 		case_fail "the second guest's disk does not work"
-	# the slow vbd: Closed once its reads are answered (12 s after they were pushed)
+	# the slow vbd: Closed once its reads are answered (16 s after they were pushed)
 	i=0
 	while st=$(xs_back "$G" $VDEV state); [ "$st" != 6 ] && [ $i -lt 300 ]; do sleep 0.2; i=$((i + 1)); done
 	tc=$(awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.1f", b - a}')
 	if [ "$be" = xblkback ]; then
 		expect "slow vbd state" "$st" 6
-		awk -v t="$tc" 'BEGIN{exit !(t > 6)}' ||
+		awk -v t="$tc" 'BEGIN{exit !(t > 8)}' ||
 			case_fail "the slow vbd was Closed after $tc s: its reads were not slow, the case shows nothing"
 	fi
 	case_note "second guest's xl block-attach took $ta s; slow vbd Closed (state ${st:-gone}) after $tc s"
@@ -381,20 +387,21 @@ c_slowclose() {
 	be_use "$BACK"
 }
 
-# stormfull: the budget (max_inflight_pages=64) used up by four 16-segment reads on a disk that
-# completes after 12 s, a read waiting for them, and 8 s of notifications meanwhile: the blocked
-# ring must throttle the storm (spurious late EOIs) instead of taking an interrupt per round
+# stormfull: the budget (max_inflight_pages=64; max_indirect_segments=16, or the budget is raised
+# to one largest request) used up by four 16-segment reads on the slow disk
+# (8 s for all), a read waiting for them, and 6 s of notifications meanwhile: the blocked ring
+# must throttle the storm (spurious late EOIs) instead of taking an interrupt per round
 c_stormfull() {
 	local n0 n1 o0 o1 irqs sent
-	nullb_make nbslow size=64 irqmode=2 completion_nsec=$SLOW_NSEC || { case_fail "no slow null_blk"; return 1; }
-	be_use "$BACK" max_inflight_pages=64 || return 1
+	slow_disk || return 1
+	be_use "$BACK" max_inflight_pages=64 max_indirect_segments=16 || return 1
 	h_attach_reg /dev/nbslow || return 1
 	n0=$(be_stat "$G" $VDEV notify_in) o0=$(be_stat "$G" $VDEV oo_req)
-	h_run stormfull 8 200 || case_fail "guest: $H_LINE"
+	h_run stormfull 6 200 || case_fail "guest: $H_LINE"
 	n1=$(be_stat "$G" $VDEV notify_in) o1=$(be_stat "$G" $VDEV oo_req)
 	irqs=$((n1 - n0)) sent=$(h_field notifications)
 	[ "$((o1 - o0))" -ge 1 ] || case_fail "the ring never ran out of budget (oo_req $o0 -> $o1): the case shows nothing"
-	[ "$irqs" -le 100 ] || case_fail "the blocked ring took $irqs interrupts for ${sent:-?} notifications in 8 s"
+	[ "$irqs" -le 100 ] || case_fail "the blocked ring took $irqs interrupts for ${sent:-?} notifications in 6 s"
 	case_note "guest: ${H_LINE#* }"
 	case_note "dom0: notify_in +$irqs for ${sent:-?} notifications while blocked, oo_req +$((o1 - o0))"
 	disk_detach "$G" $VDEV || return 1
@@ -407,7 +414,7 @@ c_stormfull() {
 # item queued on system_unbound_wq every 50 ms by tests/probe/xlabprobe.ko waits < 0.5 s), and
 # a ring keeps at most 64 discards in flight (XBB_DISCARD_PAGES against the 4096-page budget)
 c_discards() {
-	local q=g3 qhd=/sys/kernel/debug/xblkhostile max_us i fl1 fl2 a b d0 d1 rc1 rc2
+	local q=g3 qhd=/sys/kernel/debug/xblkhostile max_us i fl1 fl2 a b d0 d1 rc1 rc2 p1 p2
 	# hw_queue_depth 1024: the device must not be what bounds the discards in flight
 	nullb_make nbdisc size=64 memory_backed=1 discard=1 irqmode=2 completion_nsec=2000000000 \
 		hw_queue_depth=1024 &&
@@ -418,7 +425,7 @@ c_discards() {
 	g_ok "$G" "echo 4 > /sys/module/xblkhostile/parameters/ring_order" || return 1
 	h_attach_reg /dev/nbdisc || return 1
 	if [ -z "${G_DOMID[$q]}" ]; then
-		guest_create "$q" 1 256 || { case_fail "could not create guest $q"; return 1; }
+		guest_create "$q" 2 384 || { case_fail "could not create guest $q"; return 1; }
 	fi
 	g_ok "$q" "fe_unload; insmod /extra/xblkhostile.ko ring_order=4 && mount -t debugfs none /sys/kernel/debug" || return 1
 	timeout 90 xl block-attach "$q" "format=raw,vdev=$VDEV,access=rw,target=/dev/nbdisc2" ||
@@ -433,9 +440,11 @@ c_discards() {
 	rm -f "$LAB_TMP"/disc.*
 	( g_run -t 300 "$G" "echo discards > $HD/run; cat $HD/run"; echo "$G_RC" > "$LAB_TMP"/disc.rc1
 	  cp "$G_OUT" "$LAB_TMP"/disc.out1 ) &
+	p1=$!
 	sleep 1		# g_run numbers its commands from one file: not at the same instant
 	( g_run -t 300 "$q" "echo discards > $qhd/run; cat $qhd/run"; echo "$G_RC" > "$LAB_TMP"/disc.rc2
 	  cp "$G_OUT" "$LAB_TMP"/disc.out2 ) &
+	p2=$!
 	fl1=0 fl2=0 i=0
 	while { [ ! -f "$LAB_TMP"/disc.rc1 ] || [ ! -f "$LAB_TMP"/disc.rc2 ]; } && [ $i -lt 1500 ]; do
 		read -r _ a < /sys/block/nbdisc/inflight; read -r _ b < /sys/block/nbdisc2/inflight
@@ -443,7 +452,8 @@ c_discards() {
 		[ "$b" -gt "$fl2" ] && fl2=$b
 		sleep 0.2; i=$((i + 1))
 	done
-	wait
+	# (not a bare wait: the guests' console streams are background jobs too)
+	wait $p1 $p2
 	max_us=$(cat $PROBE/unbound_max_us)
 	d1=$(be_stat "$G" $VDEV ds_req)
 	rmmod xlabprobe
@@ -466,11 +476,12 @@ c_discards() {
 }
 
 # bigfrag: dom0's memory fragmented (tests/probe/xlabprobe.ko: nothing free above 16 KiB,
-# compaction off through vm.extfrag_threshold=1000): a 4096-segment indirect read, whose
-# segment array is 160 KiB, must still be served (the array need not be contiguous)
+# compaction off through vm.extfrag_threshold=1000): a 2048-segment indirect read, whose
+# segment array is 80 KiB, must still be served (the array need not be contiguous). (2048: its
+# segments reuse xblkhostile's 16 data pages, and Xen maps one grant at most 255 times)
 c_bigfrag() {
 	local thr big r0 r1 rc=0
-	be_use "$BACK" max_indirect_segments=4096 || return 1
+	be_use "$BACK" max_indirect_segments=2048 || return 1
 	h_attach_reg nullb0 || return 1
 	insmod /extra/xlabprobe.ko || { case_fail "insmod xlabprobe.ko failed"; return 1; }
 	thr=$(cat /proc/sys/vm/extfrag_threshold)
@@ -478,11 +489,11 @@ c_bigfrag() {
 	echo 3 > /proc/sys/vm/drop_caches
 	r0=$(be_stat "$G" $VDEV map_retry)
 	if echo 64 > $PROBE/fragment; then
-		# free blocks of order 6 (256 KiB, what a 160 KiB kmalloc takes) and above
-		big=$(awk '/zone/ { for (i = 11; i <= NF; i++) s += $i } END { print s + 0 }' /proc/buddyinfo)
-		[ "$big" = 0 ] || { case_fail "dom0 still has $big free blocks of 256 KiB or more: not fragmented"; rc=1; }
+		# free blocks of order 5 (128 KiB, what an 80 KiB kmalloc takes) and above
+		big=$(awk '/zone/ { for (i = 10; i <= NF; i++) s += $i } END { print s + 0 }' /proc/buddyinfo)
+		[ "$big" = 0 ] || { case_fail "dom0 still has $big free blocks of 128 KiB or more: not fragmented"; rc=1; }
 		log "buddyinfo: $(tr -s ' ' < /proc/buddyinfo | tr '\n' '|')"
-		[ $rc = 0 ] && { h_run bigind 4096 90 || case_fail "guest: $H_LINE"; }
+		[ $rc = 0 ] && { h_run bigind 2048 90 || case_fail "guest: $H_LINE"; }
 		r1=$(be_stat "$G" $VDEV map_retry)
 		echo 0 > $PROBE/fragment
 	else
@@ -497,7 +508,7 @@ c_bigfrag() {
 }
 
 # ------------------------------------------------------------------ keys
-# KEYS: MODE|SPEC|REGEX. SPEC is xblkhostile's key spec (tests/hostile/xblkhostile.c: KEY=VALUE
+# KEYS: MODE|SPEC|REGEX. SPEC is xblkhostile's key spec (or raw:KEY=VALUE, see keys_try) (tests/hostile/xblkhostile.c: KEY=VALUE
 # or -KEY, ';'-separated; %r ring grant, %e event channel, %u a ref allocated but never
 # granted, %d a granted data page; printf %b escapes, written in one write(2): bash's printf
 # splits at newlines); @MAXO1@/@MAXQ1@ are the backend's
@@ -530,10 +541,13 @@ KEYS=(
 	"evtchn-0|event-channel=0|/event-channel = \"0\" .* is out of range"
 	"evtchn-99999|event-channel=99999|ring 0: frontend key [^ ]*/event-channel = 99999: cannot bind the event channel"
 	"evtchn-huge|event-channel=4294967296|/event-channel = \"4294967296\" .* is out of range"
-	"proto-x86_16|protocol=x86_16_abi|/protocol = \"x86_16_abi\": unsupported protocol"
-	"proto-empty|protocol=|/protocol = \"\": unsupported protocol"
-	"proto-escape|protocol=x86_64-abi\\n<0>xblk-FAKE-LINE\\e[2J|/protocol = \"x86_64-abi\\\\n<0>xblk-FAKE-LINE\\\\e\[2J\": unsupported"
-	"proto-long|protocol=x86_64-abi$LONG1|/protocol = \"x86_64-abi1{22}\"\.\.\.: unsupported"
+	"proto-x86_16|protocol=x86_16_abi|/protocol = \"x86_16_abi\" \(10 bytes\) is unsupported: want x86_32-abi or x86_64-abi"
+	"proto-empty|protocol=|/protocol = \"\" \(0 bytes\) is unsupported"
+	"proto-escape|protocol=x86_64-abi\\n<0>xblk-FAKE-LINE\\e[2J|/protocol = \"x86_64-abi\\\\n<0>xblk-FAKE-LINE\\\\e\[2J\" \([0-9]+ bytes\) is unsupported"
+	"proto-long|protocol=x86_64-abi$LONG1|/protocol = \"x86_64-abi1{22}\"\.\.\. \([0-9]+ bytes\) is unsupported"
+	"proto-nul|raw:protocol=x86_64-abi\\x00x|/protocol = \"x86_64-abi\\\\0x\" \(12 bytes\) is malformed"
+	"ringref-nul|raw:ring-ref=@ring-ref@\\x00junk|/ring-ref = \"[0-9]+\\\\0junk\" \([0-9]+ bytes\) is malformed"
+	"evtchn-nul|raw:event-channel=@event-channel@\\x00|/event-channel = \"[0-9]+\\\\0\" \([0-9]+ bytes\) is malformed"
 	"persistent-abc|feature-persistent=abc|/feature-persistent = \"abc\" .* is malformed: want 0 or 1"
 	"persistent-1abc|feature-persistent=1abc|/feature-persistent = \"1abc\" .* is malformed"
 	"persistent-2|feature-persistent=2|/feature-persistent = \"2\" .* is out of range: want 0 or 1"
@@ -575,9 +589,19 @@ keys_try() {
 	if [ -z "$maxo" ] || [ -z "$maxq" ]; then case_fail "backend maxima not in xenstore"; return 1; fi
 	spec=${spec//@MAXO1@/$((maxo + 1))}
 	spec=${spec//@MAXQ1@/$((maxq + 1))}
-	g_ok "$G" "i=0; while ! grep -q held=1 $HD/keys && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i + 1)); done
-		grep -q held=1 $HD/keys && printf 'set %b' '$spec' > /tmp/keys.spec &&
-		dd if=/tmp/keys.spec of=$HD/keys bs=8k 2>/dev/null && echo go > $HD/keys && cat $HD/status" || return 1
+	if [[ $spec == raw:* ]]; then
+		# raw:KEY=VALUE: the usual keys, then KEY rewritten by xenstore-write, whose \xNN
+		# escapes can put a NUL inside (no spec can); @K@ in VALUE is key K's value
+		local kv=${spec#raw:} dir=device/vbd/$(vdev_devid "$VDEV")
+		g_ok "$G" "i=0; while ! grep -q held=1 $HD/keys && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i + 1)); done
+			grep -q held=1 $HD/keys && echo write > $HD/keys && v='${kv#*=}' &&
+			for k in ring-ref event-channel; do v=\${v//@\$k@/\$(xenstore-read $dir/\$k)}; done &&
+			xenstore-write $dir/${kv%%=*} \"\$v\" && echo go > $HD/keys && cat $HD/status" || return 1
+	else
+		g_ok "$G" "i=0; while ! grep -q held=1 $HD/keys && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i + 1)); done
+			grep -q held=1 $HD/keys && printf 'set %b' '$spec' > /tmp/keys.spec &&
+			dd if=/tmp/keys.spec of=$HD/keys bs=8k 2>/dev/null && echo go > $HD/keys && cat $HD/status" || return 1
+	fi
 	# refused: Closing (5) or, once we followed, Closed (6)
 	i=0
 	while st=$(xenstore-read "$be/state" 2>/dev/null); [ "$st" != 5 ] && [ "$st" != 6 ] && [ $i -lt 100 ]; do
