@@ -17,6 +17,8 @@
 #                    alternating xblkfront and xen-blkfront: the backend drains, unmaps and frees
 #                    everything, the vbd disappears, Xen frees the domain (no zombie), dom0's
 #                    MemFree/Slab do not drift
+#   pgnt-lru         persistent grants beyond max_persistent_grants=64: the least recently used
+#                    are unmapped (pgnt_evict grows, never more than 64 mapped), data stays right
 #   resize           the loop device grows in dom0: "sectors" and the guest's size follow
 #   readonly         access=ro: info has VDISK_READONLY, reads work, writes do not
 #   dmerror-*        device errors (dm "error" target) under the disk: EIO in the guest for
@@ -191,6 +193,7 @@ c_geometry() {   # FRONT
 	case_note "dom0 $dm io_min=$mn io_opt=$op max_sectors_kb=$ms chunk_sectors=$chunk; backend xblk-io-min=$xmin xblk-io-opt=$xopt xblk-max-sectors=$xms"
 	gq="minimum_io_size=$DI_io_min optimal_io_size=$DI_io_opt max_sectors_kb=$DI_max_sectors_kb max_hw_sectors_kb=$DI_max_hw_sectors_kb max_segments=$DI_max_segments"
 	if [ "$1" = xblkfront ]; then
+		local FRONT=xblkfront	# fe_expect: our frontend must export what it checks
 		# Documentation/protocol.rst: segments = min(backend max, parameter (256),
 		# max(ceil(xblk-max-sectors / 8), 11)); request size = min(xblk-max-sectors, segments * 8)
 		# rounded down to whole 4 KiB pages (null_blk's 255 sectors give 248)
@@ -627,6 +630,30 @@ c_rmmod() {
 	case_note "with a disk attached rmmod is refused on both sides and I/O goes on; after the detach both unload, reload and serve a new attach"
 }
 
+# pgnt-lru: persistent grants beyond the backend's bound (max_persistent_grants=64 per ring):
+# xblkfront's pool (1024 grants per ring) cycles through far more, so the least recently used
+# unused ones are unmapped to make room (pgnt_evict grows, the tree never holds more than 64),
+# and fio write+verify stays right
+c_pgnt_lru() {
+	local e0 e1 h0 h1 n
+	be_use "$BACK" max_persistent_grants=64 || return 1
+	fe_use "$G" xblkfront max_queues=1 || return 1
+	disk_attach "$G" nullb0 xvdb || return 1
+	expect "backend persistent" "$(be_attr "$G" xvdb persistent)" 1
+	e0=$(be_stat "$G" xvdb pgnt_evict) h0=$(be_stat "$G" xvdb pgnt_hit)
+	fio_case "$G" xvdb 8M 16M || return 1
+	e1=$(be_stat "$G" xvdb pgnt_evict) h1=$(be_stat "$G" xvdb pgnt_hit)
+	n=$(be_stat "$G" xvdb persistent_grants)
+	[ -n "$e0" ] && [ -n "$n" ] || { case_fail "xblkback has no pgnt_evict or persistent_grants"; return 1; }
+	[ "$e1" -gt "$e0" ] || case_fail "pgnt_evict did not grow ($e0 -> $e1) with 64 grants for a 1024-grant pool"
+	[ "$n" -le 64 ] || case_fail "$n persistent grants mapped, bound 64"
+	[ "$h1" -gt "$h0" ] || case_fail "no persistent grant was reused (pgnt_hit $h0 -> $h1)"
+	case_note "pgnt_evict $e0 -> $e1, pgnt_hit $h0 -> $h1, $n persistent grants mapped (bound 64)"
+	disk_detach "$G" xvdb || return 1
+	no_leak "after detach"
+	be_use "$BACK"
+}
+
 if [ ! -f /extra/xblkback.ko ]; then
 	case_skip all "xblkback.ko not in the image"
 	suite_end
@@ -640,6 +667,7 @@ if suite_begin; then
 		want nullb4k-ours && run_case nullb4k-ours c_nullb4k xblkfront
 		want geometry-ours && run_case geometry-ours c_geometry xblkfront
 		want leak-ours && run_case leak-ours c_leak xblkfront
+		want pgnt-lru && run_case pgnt-lru c_pgnt_lru
 	else
 		case_skip ours "xblkfront.ko not in the image"
 	fi
