@@ -323,6 +323,8 @@ unsigned int xbb_io_reap(struct xbb_ring *ring);
  * @gnt_unmap: grant unmap operations
  * @pgnt_hit: segments served by an already mapped persistent grant
  * @pgnt_evict: persistent grants unmapped to make room
+ * @passes: passes that took at least one request off the ring (requests
+ *	per pass = (rd_req + wr_req + f_req + ds_req + err_req) / passes)
  *
  * Each counter has a single writer (the ring thread, @notify_in the event
  * handler) and is read locklessly; WRITE_ONCE/READ_ONCE keep it untorn.
@@ -346,6 +348,7 @@ struct xbb_ring_stats {
 	u64 gnt_unmap;
 	u64 pgnt_hit;
 	u64 pgnt_evict;
+	u64 passes;
 };
 
 static inline void xbb_stat_add(u64 *counter, u64 n)

@@ -336,6 +336,8 @@ out_dispatch:
 		if (put_off)
 			ring->starved = true;
 	}
+	if (took)
+		xbb_stat_inc(&ring->stats.passes);
 	if (ring->starved) {
 		/* The delay grows only while nothing at all can be set up. */
 		ring->blocked = true;

@@ -49,8 +49,8 @@
 #   keys-good    then the same guest attaches with correct keys: connected, reads served
 #   stormfull    the page budget used up by slow reads, then 6 s of notifications: the blocked
 #                ring must throttle them (spurious late EOIs): at most 100 interrupts
-#   bigfrag      dom0's memory fragmented (tests/probe/xlabprobe.ko): a 2048-segment indirect
-#                read, whose 80 KiB segment array cannot be contiguous, is served
+#   bigfrag      dom0's memory fragmented (tests/probe/xlabprobe.ko): a 1024-segment indirect
+#                read, whose 40 KiB segment array cannot be contiguous, is served
 #   discards     two hostile guests push 511 whole-device discards each on a slow disk: no work
 #                item on dom0's system_unbound_wq waits 0.5 s, at most 64 in flight per ring
 #   slowclose    16 slow reads in flight, then Closing: a second guest's xl block-attach takes
@@ -476,12 +476,12 @@ c_discards() {
 }
 
 # bigfrag: dom0's memory fragmented (tests/probe/xlabprobe.ko: nothing free above 16 KiB,
-# compaction off through vm.extfrag_threshold=1000): a 2048-segment indirect read, whose
-# segment array is 80 KiB, must still be served (the array need not be contiguous). (2048: its
-# segments reuse xblkhostile's 16 data pages, and Xen maps one grant at most 255 times)
+# compaction off through vm.extfrag_threshold=1000): a 1024-segment indirect read, whose
+# segment array is 40 KiB, must still be served (the array need not be contiguous). (Not more:
+# its segments reuse xblkhostile's 16 data pages, and Xen maps one grant at most 128 times)
 c_bigfrag() {
 	local thr big r0 r1 rc=0
-	be_use "$BACK" max_indirect_segments=2048 || return 1
+	be_use "$BACK" max_indirect_segments=1024 || return 1
 	h_attach_reg nullb0 || return 1
 	insmod /extra/xlabprobe.ko || { case_fail "insmod xlabprobe.ko failed"; return 1; }
 	thr=$(cat /proc/sys/vm/extfrag_threshold)
@@ -489,11 +489,11 @@ c_bigfrag() {
 	echo 3 > /proc/sys/vm/drop_caches
 	r0=$(be_stat "$G" $VDEV map_retry)
 	if echo 64 > $PROBE/fragment; then
-		# free blocks of order 5 (128 KiB, what an 80 KiB kmalloc takes) and above
-		big=$(awk '/zone/ { for (i = 10; i <= NF; i++) s += $i } END { print s + 0 }' /proc/buddyinfo)
-		[ "$big" = 0 ] || { case_fail "dom0 still has $big free blocks of 128 KiB or more: not fragmented"; rc=1; }
+		# free blocks of order 4 (64 KiB, what a 40 KiB kmalloc takes) and above
+		big=$(awk '/zone/ { for (i = 9; i <= NF; i++) s += $i } END { print s + 0 }' /proc/buddyinfo)
+		[ "$big" = 0 ] || { case_fail "dom0 still has $big free blocks of 64 KiB or more: not fragmented"; rc=1; }
 		log "buddyinfo: $(tr -s ' ' < /proc/buddyinfo | tr '\n' '|')"
-		[ $rc = 0 ] && { h_run bigind 2048 90 || case_fail "guest: $H_LINE"; }
+		[ $rc = 0 ] && { h_run bigind 1024 90 || case_fail "guest: $H_LINE"; }
 		r1=$(be_stat "$G" $VDEV map_retry)
 		echo 0 > $PROBE/fragment
 	else
