@@ -261,26 +261,35 @@ c_queue_rqs_broken() {
 	g_ok "$G" "waitdev /dev/xvdb 45 && command -v chrt && echo none > /sys/block/xvdb/queue/scheduler" ||
 		return 1
 	r0=$(hb_attr xvdb responses)
-	# FIFO: woken by a completion, fio runs before any CFS task, the error work included
-	g_ok "$G" "rm -f /tmp/qr.*; (timeout 60 chrt -f 10 fio --name=qrs --filename=/dev/xvdb \
-		--ioengine=io_uring --direct=1 --rw=randread --bs=4k --iodepth=32 \
-		--iodepth_batch_submit=8 --iodepth_batch_complete_min=1 --size=64M --runtime=40 \
-		--time_based --output-format=terse --terse-version=3 > /tmp/qr.out 2> /tmp/qr.err
-		echo \$? > /tmp/qr.rc) > /dev/null 2>&1 &" || return 1
+	# fio reaps every completion there is (by default one at a time, and then submits one at a
+	# time: no plug, no ->queue_rqs()) and submits in batches of up to 8.
+	# FIFO: woken by a completion, fio runs before any CFS task, the error work included. Under
+	# TCG fio is CPU-bound, and RT throttling would hand the CPU to CFS tasks 50 ms a second:
+	# off while fio runs (at most its 10 s runtime; the agent, a CFS task, waits meanwhile),
+	# from 1 s after the agent answered this command
+	g_ok "$G" "rm -f /tmp/qr.*; rt=\$(cat /proc/sys/kernel/sched_rt_runtime_us)
+		(sleep 1; echo -1 > /proc/sys/kernel/sched_rt_runtime_us
+		timeout 60 chrt -f 10 fio --name=qrs --filename=/dev/xvdb \
+			--ioengine=io_uring --direct=1 --rw=randread --bs=4k --iodepth=32 \
+			--iodepth_batch_submit=8 --iodepth_batch_complete_max=32 --size=64M --runtime=10 \
+			--time_based --output-format=terse --terse-version=3 > /tmp/qr.out 2> /tmp/qr.err
+		echo \$? > /tmp/qr.rc1; echo \$rt > /proc/sys/kernel/sched_rt_runtime_us
+		mv /tmp/qr.rc1 /tmp/qr.rc) > /dev/null 2>&1 &" || return 1
 	i=0 rm0=$r0
-	while [ "$rm0" -lt $((r0 + 200)) ] && [ $i -lt 150 ]; do
+	while [ "$rm0" -lt $((r0 + 200)) ] && [ $i -lt 40 ]; do
 		sleep 0.2; i=$((i + 1)); rm0=$(hb_attr xvdb responses)
 	done
-	[ "$rm0" -gt "$r0" ] || { case_fail "no I/O reached the backend in 30 s"; return 1; }
+	[ "$rm0" -gt "$r0" ] || { case_fail "no I/O reached the backend in 8 s"; return 1; }
 	echo batch_unknown_id > $HBP/fault || { case_fail "cannot set fault=batch_unknown_id"; return 1; }
 	g_run -t 90 "$G" "i=0; while [ ! -f /tmp/qr.rc ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i+1)); done
-		echo fio_rc=\$(cat /tmp/qr.rc 2>/dev/null || echo none) \
+		echo fio_rc=\$(cat /tmp/qr.rc 2>/dev/null || echo none) rt=\$(cat /proc/sys/kernel/sched_rt_runtime_us) \
 			stopped=\$(cat $FE_SYS/queue-0/ring_stopped 2>/dev/null || echo none) \
 			warn=\$(dmesg | tail -n +$((LOG_MARK + 1)) | grep -c 'WARNING:')
 		awk -F';' '/^3;/{print \"fio_err=\" \$5 \" fio_kib=\" \$6}' /tmp/qr.out; true"
 	echo none > $HBP/fault
 	rc=$(g_field fio_rc) err=$(g_field fio_err) stopped=$(g_field stopped) warn=$(g_field warn)
 	okio=$(g_field fio_kib)
+	[ "$(g_field rt)" != -1 ] || case_fail "RT throttling was not switched back on after fio"
 	expect "fault injected by the backend" "$(hb_attr xvdb fault)" batch_unknown_id
 	case $rc in
 	0) case_fail "fio succeeded despite the broken ring" ;;
@@ -295,7 +304,7 @@ c_queue_rqs_broken() {
 	if ! [[ $stopped =~ ^[0-9]+$ ]] || [ "$stopped" = 0 ]; then
 		case_fail "queue-0/ring_stopped is '$stopped': no request was dispatched into the broken ring"
 	fi
-	case_note "fault on id $(hb_attr xvdb fault_id) after $((rm0 - r0))+ responses; fio rc=$rc err=$err after $((${okio:-0} / 4)) reads; $stopped requests failed at dispatch on the stopped ring, no warning"
+	case_note "fault on id $(hb_attr xvdb fault_id) after $((rm0 - r0))+ responses; fio rc=$rc err=$err after $((${okio:-0} / 4)) reads; $stopped requests failed at dispatch on the stopped ring, ${warn:-?} warnings"
 	hb_detach xvdb
 }
 
@@ -370,6 +379,7 @@ c_timeout_fail() {
 		rc=\$?; t1=\$(cut -d' ' -f1 /proc/uptime)
 		echo fio_rc=\$rc fio_s=\$(awk \"BEGIN{print \$t1 - \$t0}\")
 		awk -F';' '/^3;/{print \"fio_err=\" \$5}' /tmp/tf.out; true"
+	[ "$G_RC" = 0 ] || { case_fail "fio did not end within 90 s (rc=$G_RC): its I/O hangs"; return 1; }
 	rc=$(g_field fio_rc) secs=$(g_field fio_s) err=$(g_field fio_err)
 	case $rc in
 	0) case_fail "fio succeeded against a mute backend" ;;
