@@ -818,13 +818,13 @@ static void xh_case_storm(struct xh_dev *h, unsigned long arg)
  * Storm on a full ring: indirect reads of 16 segments each that use up a
  * backend's page budget of @pages (its max_inflight_pages, the lab's 64),
  * and one read more that has to wait for them, then notifications in a
- * loop for @arg (default 6) seconds while the backend cannot take that
+ * loop for @arg (default 4) seconds while the backend cannot take that
  * read.  On a slow device the budget stays used up for the whole storm.
  * Every request must still be answered (the device decides how long).
  */
 static void xh_case_stormfull(struct xh_dev *h, unsigned long arg)
 {
-	unsigned long end = jiffies + (arg ? arg : 6) * HZ, n = 0;
+	unsigned long end = jiffies + (arg ? arg : 4) * HZ, n = 0;
 	unsigned int i, pages = 64;
 
 	if (!h->max_indirect) {

@@ -82,16 +82,11 @@ static void xp_hold(struct page *page, unsigned int order)
 	}
 }
 
-/*
- * Take every free block of 32 KiB and more (below the watermarks too, in
- * every zone, DMA included: an allocation may fall back to it), then every
- * page the allocator still gives, then give back @mib MiB as order-2 holes.
- */
-static int xp_fragment_now(unsigned int mib)
+/* Take every free block of 32 KiB and more, in every zone, watermarks aside. */
+static void xp_grab_big(void)
 {
-	unsigned long want = (unsigned long)mib << (20 - PAGE_SHIFT), freed = 0;
 	const gfp_t big = __GFP_MEMALLOC | __GFP_NORETRY | __GFP_NOWARN;
-	struct page *page, *tmp;
+	struct page *page;
 	int order;
 
 	/* 10: the largest order on x86 (MAX_ORDER changed meaning in 6.4). */
@@ -102,6 +97,19 @@ static int xp_fragment_now(unsigned int mib)
 			xp_hold(page, order);
 		cond_resched();
 	}
+}
+
+/*
+ * Take every free block of 32 KiB and more (below the watermarks too, in
+ * every zone, DMA included: an allocation may fall back to it), then every
+ * page the allocator still gives, then give back @mib MiB as order-2 holes.
+ */
+static int xp_fragment_now(unsigned int mib)
+{
+	unsigned long want = (unsigned long)mib << (20 - PAGE_SHIFT), freed = 0;
+	struct page *page, *tmp;
+
+	xp_grab_big();
 	while ((page = alloc_page(GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN))) {
 		xp_hold(page, 0);
 		cond_resched();
@@ -117,6 +125,8 @@ static int xp_fragment_now(unsigned int mib)
 		xp_nr_held--;
 		freed++;
 	}
+	/* What was freed meanwhile (by others) and merged: take it too. */
+	xp_grab_big();
 	pr_info("fragmented: holding %lu pages, gave back %lu as order-2 holes\n",
 		xp_nr_held, freed);
 	return freed >= want ? 0 : -ENOMEM;
