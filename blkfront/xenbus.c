@@ -27,36 +27,9 @@
 #include <xen/interface/io/protocols.h>
 #include <xen/xenbus.h>
 #include <xblk/compat.h>
+#include <xblk/xenbus.h>
 
 #include "blkfront.h"
-
-struct xbf_key_dir {
-	const char *dir;
-};
-
-static int xbf_read_key(void *ctx, const char *key, char *buf, size_t len)
-{
-	const struct xbf_key_dir *kd = ctx;
-	unsigned int vlen;
-	char *val;
-
-	val = xenbus_read(XBT_NIL, kd->dir, key, &vlen);
-	if (IS_ERR(val))
-		return PTR_ERR(val);
-	if (vlen >= len) {
-		kfree(val);
-		return -E2BIG;
-	}
-	/* An embedded NUL would hide trailing garbage from the parser. */
-	if (strnlen(val, vlen) != vlen) {
-		kfree(val);
-		return -EINVAL;
-	}
-	memcpy(buf, val, vlen);
-	buf[vlen] = '\0';
-	kfree(val);
-	return 0;
-}
 
 /**
  * xbf_fatal() - close the device for an error, logging it rate-limited
@@ -131,19 +104,33 @@ void xbf_fail(struct xbf_info *info, const char *fmt, ...)
 	schedule_work(&info->error_work);
 }
 
+/* Our keys: the rings, the protocol, feature-persistent. */
+static int xbf_write_keys(struct xenbus_transaction xbt, void *arg)
+{
+	struct xbf_info *info = arg;
+	const char *node = info->xbdev->nodename;
+	int err;
+
+	err = xbf_rings_write_keys(info, xbt);
+	if (!err)
+		err = xenbus_printf(xbt, node, XBLK_KEY_PROTOCOL, "%s",
+				    XEN_IO_PROTO_ABI_NATIVE);
+	if (!err)
+		err = xenbus_printf(xbt, node, XBLK_KEY_PERSISTENT, "%u",
+				    info->fl.persistent);
+	return err;
+}
+
 /* Backend in InitWait: set up and publish the rings. */
 static int xbf_talk(struct xbf_info *info)
 {
 	struct xenbus_device *dev = info->xbdev;
-	struct xbf_key_dir kd = { .dir = dev->otherend };
 	unsigned int be_queues, be_order, nr;
-	struct xenbus_transaction xbt;
 	const char *bad_key = NULL;
-	const char *what;
 	int err;
 
-	err = xblk_parse_be_ring(xbf_read_key, &kd, &be_queues, &be_order,
-				 &bad_key);
+	err = xblk_parse_be_ring(xblk_xs_read, (void *)dev->otherend,
+				 &be_queues, &be_order, &bad_key);
 	if (err) {
 		xbf_fatal(info, err, "backend key %s/%s is malformed",
 			  dev->otherend, bad_key);
@@ -172,41 +159,15 @@ static int xbf_talk(struct xbf_info *info)
 	if (err)
 		goto out_unlock;
 
-again:
-	err = xenbus_transaction_start(&xbt);
-	if (err) {
-		what = "starting transaction";
+	err = xblk_xs_transact(xbf_write_keys, info);
+	if (err)
 		goto out_fatal;
-	}
-	err = xbf_rings_write_keys(info, xbt);
-	what = "writing ring keys";
-	if (!err) {
-		err = xenbus_printf(xbt, dev->nodename, XBLK_KEY_PROTOCOL, "%s",
-				    XEN_IO_PROTO_ABI_NATIVE);
-		what = "writing protocol";
-	}
-	if (!err) {
-		err = xenbus_printf(xbt, dev->nodename, XBLK_KEY_PERSISTENT,
-				    "%u", info->fl.persistent);
-		what = "writing feature-persistent";
-	}
-	if (err) {
-		xenbus_transaction_end(xbt, 1);
-		goto out_fatal;
-	}
-	err = xenbus_transaction_end(xbt, 0);
-	if (err == -EAGAIN)
-		goto again;
-	if (err) {
-		what = "completing transaction";
-		goto out_fatal;
-	}
 	mutex_unlock(&info->mutex);
 	xenbus_switch_state(dev, XenbusStateInitialised);
 	return 0;
 
 out_fatal:
-	xbf_fatal(info, err, "%s", what);
+	xbf_fatal(info, err, "writing our keys");
 	xbf_rings_free(info);
 out_unlock:
 	mutex_unlock(&info->mutex);
@@ -238,11 +199,11 @@ static void xbf_print_config(struct xbf_info *info)
 /* Backend Connected while we are connected: only the size may change. */
 static void xbf_resize(struct xbf_info *info)
 {
-	struct xbf_key_dir kd = { .dir = info->xbdev->otherend };
 	u64 sectors;
 	int err;
 
-	err = xblk_read_u64(xbf_read_key, &kd, XBLK_KEY_SECTORS, XBLK_REQUIRED,
+	err = xblk_read_u64(xblk_xs_read, (void *)info->xbdev->otherend,
+			    XBLK_KEY_SECTORS, XBLK_REQUIRED,
 			    0, ~(u64)0 >> 10, &sectors);
 	if (err) {
 		if (__ratelimit(&info->rs_err))
@@ -258,9 +219,9 @@ static void xbf_resize(struct xbf_info *info)
 static void xbf_connect(struct xbf_info *info)
 {
 	struct xenbus_device *dev = info->xbdev;
-	struct xbf_key_dir kd = { .dir = dev->otherend };
 	const char *bad_key = NULL;
 	unsigned int i, nr_queues, order;
+	bool trusted;
 	int err;
 
 	mutex_lock(&info->mutex);
@@ -272,8 +233,8 @@ static void xbf_connect(struct xbf_info *info)
 	    !info->rings)
 		goto out_unlock;
 
-	err = xblk_parse_be_info(xbf_read_key, &kd, &info->be, &bad_key,
-				 PAGE_SIZE);
+	err = xblk_parse_be_info(xblk_xs_read, (void *)dev->otherend, &info->be,
+				 &bad_key, PAGE_SIZE);
 	if (err) {
 		xbf_fatal(info, err, "backend key %s/%s is %s", dev->otherend,
 			  bad_key,
@@ -301,9 +262,16 @@ static void xbf_connect(struct xbf_info *info)
 
 	info->flush_op = info->be.flush ? BLKIF_OP_FLUSH_DISKCACHE :
 			 info->be.barrier ? BLKIF_OP_WRITE_BARRIER : 0;
-	/* "trusted" is the toolstack's, in our own directory (default 1). */
-	info->bounce = !READ_ONCE(xbf_trusted) ||
-		       !xenbus_read_unsigned(dev->nodename, "trusted", 1);
+	/*
+	 * "trusted" is the toolstack's, in our own directory (default 1); a
+	 * value that is neither 0 nor 1 is taken as 0, the safe side.
+	 */
+	if (xblk_xs_read_flag(dev->nodename, "trusted", true, &trusted)) {
+		dev_warn(&dev->dev, "%s: \"trusted\" is neither 0 nor 1: not trusting the backend\n",
+			 info->name);
+		trusted = false;
+	}
+	info->bounce = !READ_ONCE(xbf_trusted) || !trusted;
 
 	for (i = 0; i < info->nr_rings; i++) {
 		err = xbf_ring_pools_alloc(&info->rings[i]);
@@ -416,7 +384,6 @@ static void xbf_backend_changed(struct xenbus_device *dev,
 static int xbf_probe(struct xenbus_device *dev,
 		     const struct xenbus_device_id *id)
 {
-	struct xbf_key_dir kd = { .dir = dev->nodename };
 	unsigned int index, part;
 	struct xbf_info *info;
 	const char *p;
@@ -425,8 +392,8 @@ static int xbf_probe(struct xenbus_device *dev,
 	char *type;
 	int err;
 
-	err = xblk_read_u64(xbf_read_key, &kd, "virtual-device", XBLK_REQUIRED,
-			    0, U32_MAX, &vdev);
+	err = xblk_read_u64(xblk_xs_read, (void *)dev->nodename,
+			    "virtual-device", XBLK_REQUIRED, 0, U32_MAX, &vdev);
 	if (err) {
 		xenbus_dev_fatal(dev, err, "reading virtual-device");
 		return err;
@@ -468,7 +435,7 @@ static int xbf_probe(struct xenbus_device *dev,
 	}
 	xblk_disk_name(index, part, info->name, sizeof(info->name));
 
-	type = xenbus_read(XBT_NIL, dev->nodename, "device-type", NULL);
+	type = xblk_xs_read_str(dev->nodename, "device-type");
 	if (!IS_ERR(type)) {
 		info->cdrom = !strcmp(type, "cdrom");
 		kfree(type);
