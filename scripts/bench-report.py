@@ -105,6 +105,8 @@ def aggregate(rows):
             if wio is not None and rt and job_io:
                 steady.append((wio / (w / 1e9)) / (job_io / rt))
         a["cpu_jobs"] = ncpu
+        a["g_vcpu"] = " ".join(r.get("g_vcpu", "-") for r in rs)
+        a["d0_vcpu"] = " ".join(r.get("d0_vcpu", "-") for r in rs)
         a["d0_us"] = div(d0 / 1000, ios) if ncpu else None
         a["g_us"] = div(g / 1000, ios) if ncpu else None
         a["busy"] = div(busy, win) if ncpu else None
@@ -184,6 +186,7 @@ def main():
             "lat_mean", "clat_p50", "clat_p99", "clat_p999", "rd", "rd_merged", "wr",
             "wr_merged", "merged_pct", "avg_req_kib", "ring_req", "req_per_mib", "be_req",
             "passes", "req_per_pass", "d0_us", "g_us", "busy", "win_steady", "cpu_jobs",
+            "g_vcpu", "d0_vcpu",
             "fe_sent", "be_sent", "fe_irq_per_req", "be_irq_per_req"]
     with open(os.path.join(outdir, "bench.csv"), "w") as f:
         f.write(",".join(cols) + "\n")
@@ -207,10 +210,11 @@ def main():
     # ---- per job
     say("Per job: IOPS (mean of the rounds), spread = (max - min) / mean over the rounds, MB/s,")
     say("merged % of the guest disk's I/Os, average request at the guest disk (KiB), CPU per I/O")
-    say("of dom0 and of the guest (virtual us under icount), ring requests per backend pass, IOPS")
-    say("against the in-tree pair (PAIR@dl against intree@dl)")
+    say("of dom0 and of the guest (us of CPU time Xen charged, virtual under icount), pCPUs busy")
+    say("(dom0 + guest CPU time over the window), ring requests per backend pass, IOPS against")
+    say("the in-tree pair (PAIR@dl against intree@dl)")
     say(f"{'work':<14}{'pair':<16}{'n':>2}{'IOPS':>9}{'spread':>8}{'MB/s':>8}{'merged%':>9}"
-        f"{'avgKiB':>8}{'dom0us':>8}{'guestus':>8}{'req/pass':>9}{'x intree':>9}")
+        f"{'avgKiB':>8}{'dom0us':>8}{'guestus':>8}{'pCPUs':>6}{'req/pass':>9}{'x intree':>9}")
     for w in works:
         for p in pairs:
             a = M.get((p, w))
@@ -222,7 +226,7 @@ def main():
             say(f"{w:<14}{p:<16}{a['n']:>2}{fmt(a['iops']):>9}"
                 f"{fmt(spread and 100 * spread, '{:.1f}%'):>8}{fmt(div(a['kibs'], 1000 / 1.024)):>8}"
                 f"{fmt(a['merged_pct'], '{:.1f}'):>9}{fmt(a['avg_req_kib'], '{:.1f}'):>8}"
-                f"{fmt(a['d0_us'], '{:.1f}'):>8}{fmt(a['g_us'], '{:.1f}'):>8}"
+                f"{fmt(a['d0_us'], '{:.1f}'):>8}{fmt(a['g_us'], '{:.1f}'):>8}{fmt(a['busy'], '{:.2f}'):>6}"
                 f"{fmt(a['req_per_pass'], '{:.2f}'):>9}{fmt(r, '{:.2f}x'):>9}")
     say()
     spreads = sorted(div(a["iops_max"] - a["iops_min"], a["iops"]) for a in M.values()

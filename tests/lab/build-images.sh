@@ -154,7 +154,7 @@ copy_bins "$R" $XENBIN/xl $XENBIN/xenstored $XENBIN/xenconsoled $XENBIN/xenconso
 	$XENBIN/xen-init-dom0 $XENBIN/xenstore-control $XENBIN/libxl-save-helper $XENBIN/xentop \
 	/usr/bin/xenstore /usr/bin/bash /usr/bin/stat /usr/bin/flock /usr/sbin/losetup \
 	/sbin/blockdev /usr/bin/timeout /usr/sbin/dmsetup /usr/bin/dd /usr/bin/truncate \
-	/usr/bin/awk /usr/bin/fio "$QEMU_XEN"
+	/usr/bin/awk /usr/bin/fio /usr/bin/chrt "$QEMU_XEN"
 xenstore_links "$R"
 # Debian's /usr/sbin/xl is a wrapper script picking the Xen version: call the binary directly
 for t in xl xentop; do ln -sf $XENBIN/$t "$R/usr/sbin/$t"; done
@@ -173,6 +173,17 @@ copy_modules "$R" xenfs xen-evtchn xen-gntdev xen-gntalloc xen-privcmd xen-blkba
 # xblkfront.ko in dom0 too: only so that suites can see it was built
 [ -f "$OUT/modules/xblkfront.ko" ] && cp "$OUT/modules/xblkfront.ko" "$R/extra/"
 [ -f "$OUT/modules/xblkhostile.ko" ] && cp "$OUT/modules/xblkhostile.ko" "$R/extra/"
+# the bench suite's CPU-time reader (tests/bench/xlab-cputime.c): linked against the
+# libxenctrl that xl uses (its headers are not installed: the source declares what it calls).
+# Only the bench needs it: a failed build leaves it out, the bench then says so.
+if gcc -O2 -Wall -o "$OUT/xlab-cputime" "$HERE/../bench/xlab-cputime.c" \
+	/usr/lib/x86_64-linux-gnu/libxenctrl.so.4.17 2> "$OUT/xlab-cputime.log"; then
+	install -D -m 0755 "$OUT/xlab-cputime" "$R/usr/bin/xlab-cputime"
+	# (the same libraries as xl's, already there; copied in case that changes)
+	copy_bins "$R" $(ldd "$OUT/xlab-cputime" | awk '/=> \//{print $3}')
+else
+	log "xlab-cputime not built (see $OUT/xlab-cputime.log): the bench suite cannot run"
+fi
 install -m 0755 "$HERE/init/dom0-init.sh" "$R/init"
 install -m 0644 "$HERE/lib/dom0.sh" "$HERE/lib/cases.sh" "$R/lab/"
 mkdir -p "$R/lab/suites"

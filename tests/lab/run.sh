@@ -4,8 +4,8 @@
 # xblk system-test lab: real Xen 4.17 under QEMU (TCG), PV dom0 + PV guests, our modules.
 #
 #   tests/lab/run.sh [SUITE...]        default: intree front back demo
-#                                      also available: back-extra stress bench hostile hostile-back
-#                                      restore lifecycle
+#                                      also available: back-extra stress bench bench-wall hostile
+#                                      hostile-back restore lifecycle
 #
 # Installs missing Debian packages, builds our modules against the 6.1 headers matching the
 # kernel image the lab boots, builds the images into tests/lab/out/, boots Xen once per suite
@@ -24,10 +24,17 @@
 #   XLAB_STRICT=1           skipped cases make the run fail
 #   XLAB_TOTAL_TIMEOUT=s    whole script incl. waiting for the lock (default 3600)
 #   XLAB_QEMU_TIMEOUT=s     one boot (default per suite: demo 480, back and back-extra 1500,
-#                           bench 3000, hostile-back 2400, lifecycle 600 + 90 per detach
-#                           cycle (XLAB_OPTS detach_cycles, default 10), others 1200)
+#                           bench 3600 (icount; 2400 on the wall clock), bench-wall 1200,
+#                           hostile-back 2400, lifecycle 600 + 90 per detach cycle (XLAB_OPTS
+#                           detach_cycles, default 10), others 1200)
 #   XLAB_LOCK_WAIT=s        how long to wait for another lab run (default 2400)
-#   XLAB_ACCEL, XLAB_CPU    QEMU -accel / -cpu (default tcg,thread=multi / qemu64)
+#   XLAB_ACCEL, XLAB_CPU    QEMU -accel / -cpu (default tcg,thread=multi / qemu64); -accel
+#                           only applies to the wall clock
+#   XLAB_CLOCK=icount|wall  the clock of every boot (default: icount for the bench suite, wall
+#                           for the others). icount: deterministic, single-threaded TCG with
+#                           -icount shift=0,sleep=off -rtc clock=vm (1 instruction = 1 ns of
+#                           virtual time, idle time skipped; Documentation/bench.rst); wall:
+#                           multi-threaded TCG on the host's time. dom0 sees it as XLAB_CLOCK
 #   XLAB_SHELL=1            boot one dom0 with an interactive shell on this terminal, no suite
 #
 # The whole script is one function called on the last line: bash reads a script while it runs
@@ -128,6 +135,10 @@ inner() {
 		done
 	fi
 	T0=$SECONDS
+	case ${XLAB_CLOCK:-} in
+	"" | icount | wall) ;;
+	*) echo "XLAB_CLOCK=$XLAB_CLOCK: icount or wall" >&2; exit 2 ;;
+	esac
 
 	# -------------------------------------------------------------- packages
 	PKGS="qemu-system-x86 qemu-system-xen xen-hypervisor-4.17-amd64 xen-utils-4.17 xen-utils-common
@@ -196,7 +207,11 @@ inner() {
 				need_module "$suite" blkfront xblkfront.ko | tee -a "$RESULTS" | grep -q . && continue
 			fi ;;
 		esac
-		case $suite in demo) tmo=480 ;; back | back-extra) tmo=1500 ;; bench) tmo=3000 ;; hostile-back) tmo=2400 ;;
+		case $suite in demo) tmo=480 ;; back | back-extra) tmo=1500 ;; hostile-back) tmo=2400 ;;
+		# bench under icount: one TCG thread for all vCPUs, a 2 s (virtual) CPU-bound job takes
+		# 40-60 s of wall time, the whole suite ~45 min
+		bench) [ "$(suite_clock bench)" = icount ] && tmo=3600 || tmo=2400 ;;
+		bench-wall) tmo=1200 ;;
 		lifecycle) tmo=$((600 + 90 * $(xlab_opt detach_cycles 10))) ;;
 		*) tmo=1200 ;; esac
 		tmo=${XLAB_QEMU_TIMEOUT:-$tmo}
@@ -205,7 +220,7 @@ inner() {
 			[ $try = 2 ] && log=$OUT/logs/$suite.retry.log
 			rm -f "$log"
 			echo "$log" > "$XLAB_CURRENT" 2>/dev/null
-			say "suite $suite: booting Xen (boot $try, timeout ${tmo}s, console: ${log#"$REPO"/})"
+			say "suite $suite: booting Xen (boot $try, $(suite_clock "$suite") clock, timeout ${tmo}s, console: ${log#"$REPO"/})"
 			bs=$SECONDS
 			boot "$suite" "$log" "$tmo"
 			qrc=$?
@@ -281,6 +296,25 @@ xlab_opt() {
 }
 
 foreign_qemu() { pgrep -x qemu-system-x86_64 2>/dev/null | head -1; }
+
+# suite_clock SUITE: the clock SUITE boots on: XLAB_CLOCK if set, else icount for the bench
+# suite (deterministic figures, see Documentation/bench.rst) and wall for every other one
+suite_clock() {
+	if [ -n "${XLAB_CLOCK:-}" ]; then echo "$XLAB_CLOCK"; return; fi
+	case $1 in bench) echo icount ;; *) echo wall ;; esac
+}
+
+# clock_args SUITE: QEMU's accelerator and clock options for SUITE's clock. icount needs
+# single-threaded TCG (QEMU refuses thread=multi); shift=0: 1 instruction = 1 ns; sleep=off:
+# when every vCPU is idle the clock jumps to the next timer; -rtc clock=vm: the RTC on the
+# same virtual clock
+clock_args() {
+	if [ "$(suite_clock "$1")" = icount ]; then
+		echo "-accel tcg,thread=single -icount shift=0,sleep=off -rtc clock=vm"
+	else
+		echo "-accel ${XLAB_ACCEL:-tcg,thread=multi}"
+	fi
+}
 
 # Built in a private copy of the work tree (tracked + untracked, not ignored files) so that we
 # neither see nor disturb other people's build products in the shared checkout.
@@ -365,13 +399,16 @@ boot() {
 	dom0_cmdline="console=hvc0 earlyprintk=xen loglevel=6 ${suite:+xlab.suites=$suite} xlab.budget=$((tmo - 120)) ${XLAB_CASES:+xlab.cases=$XLAB_CASES}"
 	for w in ${XLAB_OPTS:-}; do dom0_cmdline="$dom0_cmdline xlab.$w"; done
 	[ -n "${XLAB_SHELL:-}" ] && dom0_cmdline="$dom0_cmdline xlab.mode=shell"
+	dom0_cmdline="$dom0_cmdline xlab.clock=$(suite_clock "$suite")"
+	local clk
+	read -r -a clk <<< "$(clock_args "$suite")"
 	# QEMU's multiboot -initrd is a comma separated module list: ",," is a literal comma
 	initrd="$OUT/vmlinuz ${dom0_cmdline//,/,,},$OUT/dom0.cpio"
 	# -cpu qemu64, not max: with max, user processes in dom0 and guests died every few minutes
 	# on a wrong %fs-relative (TLS) load or corrupted malloc state (busybox, xl, xenstore-read,
 	# bash), with thread=multi or single and also with max,-fsgsbase; the stress suite saw
 	# 4-5 such crashes per 150 s with max and none with qemu64.
-	local cmd=(qemu-system-x86_64 -machine pc -accel "${XLAB_ACCEL:-tcg,thread=multi}"
+	local cmd=(qemu-system-x86_64 -machine pc "${clk[@]}"
 		-cpu "${XLAB_CPU:-qemu64}" -smp 2 -m 3072
 		-display none -vga none -monitor none -no-reboot -nodefaults -serial stdio
 		-pidfile "$OUT/qemu.pid" -kernel "$OUT/xen" -append "$(xen_cmdline "$suite")" -initrd "$initrd")

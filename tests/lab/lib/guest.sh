@@ -287,29 +287,45 @@ fe_counters() {
 	echo "$out"
 }
 
-# bench_fio DEV IRQ-REGEX FIO-ARGS...: one benchmark job (fio, O_DIRECT libaio, group report);
-# prints "XLAB-BENCHG key=value..." with fio's IOPS and KiB/s and what moved meanwhile: the
-# disk's stat (requests, merges, sectors), the frontend's interrupts (lines named IRQ-REGEX)
-# and xblkfront's own counters
+# bench_fio [-m TOKEN] DEV IRQ-REGEX FIO-ARGS...: one benchmark job (fio, O_DIRECT libaio,
+# group report); prints "XLAB-BENCHG key=value..." with fio's IOPS, KiB/s and latencies (us:
+# mean completion and total latency, completion p50/p99/p99.9 of the direction that moved)
+# and what moved meanwhile: the disk's stat (requests, merges, sectors), the frontend's
+# interrupts (lines named IRQ-REGEX), xblkfront's own counters and each vCPU's busy time while
+# fio ran (g_vcpu=A/B, /proc/stat's user + nice + system + irq + softirq, 1/100 s). With -m,
+# xenstore's data/xlab/bench is "TOKEN start" from just before fio starts to "TOKEN end" once
+# it ended (dom0 times its CPU-time window on it).
 bench_fio() {
-	local dev=$1 re=$2 d=${1#/dev/} rc i0 i1
+	local tok="" dev re d rc i0 i1
 	local -a s0 s1 f0 f1
+	[ "$1" = -m ] && { tok=$2; shift 2; }
+	dev=$1 re=$2 d=${1#/dev/}
 	shift 2
 	read -r -a s0 < "/sys/block/$d/stat"
 	i0=$(irqsum "$re")
 	read -r -a f0 <<< "$(fe_counters "$d")"
+	grep '^cpu[0-9]' /proc/stat > /tmp/stat.0
+	[ -n "$tok" ] && xenstore-write data/xlab/bench "$tok start"
 	fio --output-format=terse --terse-version=3 --name=b --filename="$dev" --ioengine=libaio \
-		--direct=1 --group_reporting "$@" > /tmp/fio.out 2> /tmp/fio.err
+		--direct=1 --group_reporting --percentile_list=50:99:99.9 "$@" > /tmp/fio.out 2> /tmp/fio.err
 	rc=$?
+	[ -n "$tok" ] && xenstore-write data/xlab/bench "$tok end"
+	grep '^cpu[0-9]' /proc/stat > /tmp/stat.1
 	read -r -a s1 < "/sys/block/$d/stat"
 	i1=$(irqsum "$re")
 	read -r -a f1 <<< "$(fe_counters "$d")"
-	# terse v3: 7 read KiB/s, 8 read IOPS, 48 write KiB/s, 49 write IOPS
-	awk -F';' -v rc=$rc '/^3;/{printf "XLAB-BENCHG rc=%d iops=%d kibs=%d ", rc, $8 + $49, $7 + $48}' /tmp/fio.out
+	# terse v3: 7 read KiB/s, 8 read IOPS, 16 clat mean, 18-20 clat percentiles (as asked:
+	# p50, p99, p99.9, "50.000000%=N"), 40 lat mean; the write side is 41 fields on (us)
+	awk -F';' -v rc=$rc '/^3;/{ o = ($49 > $8) ? 41 : 0
+		printf "XLAB-BENCHG rc=%d iops=%.0f kibs=%.0f clat_mean=%.1f lat_mean=%.1f", rc, $8 + $49, $7 + $48, $(16 + o), $(40 + o)
+		split($(18 + o), a, "="); split($(19 + o), b, "="); split($(20 + o), c, "=")
+		printf " clat_p50=%s clat_p99=%s clat_p999=%s ", a[2], b[2], c[2] }' /tmp/fio.out
 	echo "rd=$((s1[0] - s0[0])) rd_merged=$((s1[1] - s0[1])) rd_sect=$((s1[2] - s0[2]))" \
 		"wr=$((s1[4] - s0[4])) wr_merged=$((s1[5] - s0[5])) wr_sect=$((s1[6] - s0[6]))" \
 		"fe_irq=$((i1 - i0)) fe_notify_out=$((f1[0] - f0[0])) fe_notify_in=$((f1[1] - f0[1]))" \
-		"fe_spurious=$((f1[2] - f0[2])) fe_req=$((f1[3] + f1[4] - f0[3] - f0[4]))"
+		"fe_spurious=$((f1[2] - f0[2])) fe_req=$((f1[3] + f1[4] - f0[3] - f0[4]))" \
+		"g_vcpu=$(awk 'NR == FNR { b[$1] = $2 + $3 + $4 + $7 + $8; next }
+			{ printf "%s%d", sep, $2 + $3 + $4 + $7 + $8 - b[$1]; sep = "/" }' /tmp/stat.0 /tmp/stat.1)"
 	if [ $rc != 0 ] || ! grep -q '^3;' /tmp/fio.out; then
 		tail -5 /tmp/fio.out
 		tail -5 /tmp/fio.err

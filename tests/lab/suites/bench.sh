@@ -2,44 +2,98 @@
 # shellcheck shell=bash disable=SC2034,SC2154
 # Suite "bench": the in-tree pair (xen-blkfront + xen-blkback) against ours (xblkfront +
 # xblkback) in one boot, and fio on the same null_blk straight from dom0 ("native").
+# run.sh boots it on QEMU's icount clock by default (XLAB_CLOCK=icount: single-threaded TCG,
+# 1 instruction = 1 ns of virtual time; Documentation/bench.rst); XLAB_CLOCK=wall runs it on
+# multi-threaded TCG and the host's time instead. Suite "bench-wall" (bench-wall.sh) is this
+# file in its notification mode, booted on the wall clock.
 #
-# Workloads (fio, O_DIRECT, libaio, 8 jobs x iodepth 32, iodepth_batch_submit 16, XLAB_RUNTIME
-# seconds each, default 10):
-#   seq-<bs>     sequential read at 512 B ... 128 KiB on a memory-less null_blk ("nbfast")
-#   slow-4k      sequential read 4 KiB on null_blk irqmode=2 completion_nsec=1000000 ("nbslow";
-#                XLAB_SLOW_NSEC sets another completion time: under TCG 1 ms is not slow, the
-#                guest's CPU is the bottleneck; 50-100 ms make the device the bottleneck again)
-#   write-4k     sequential write 4 KiB on nbfast
-#   rand-4k      random read 4 KiB on nbfast, with 2 queues, and "rand-4k-q1" with 1 queue
-# XLAB_ROUNDS rounds (default 2); each round runs native, then the pairs, the order of the
-# pairs alternating between rounds so that drift cancels. XLAB_PAIRS (default intree,xblk)
-# may add variants of ours: xblk-b<N> (frontend max_inflight=N), xblk-i<N> (irq_batch=N),
-# xblk-p0 (backend poll_inflight=0), combined as in xblk-b0-i1-p0; a suffix @dl, @ky or @bfq
-# runs that pair with the guest's disks on mq-deadline, kyber or bfq (default: none).
-# XLAB_WORK=a,b limits the workloads (names as above, seq-* by block size).
+# Jobs (fio, O_DIRECT, libaio, group report, XLAB_RUNTIME seconds of the guest's clock each,
+# default 2; under icount that clock is virtual):
+#   seq-4k        sequential read 4 KiB, 8 jobs x iodepth 32 x iodepth_batch_submit 16, on a
+#                 memory-less 1 GiB null_blk ("nbfast", irqmode=1)
+#   rand-4k       random read 4 KiB, 2 jobs x iodepth 32, on nbfast
+#   qd1           random read 4 KiB, 1 job x iodepth 1, on nbfast
+#   slow-seq-4k, slow-rand-4k, slow-qd1   the same on null_blk irqmode=2 completion_nsec=
+#                 1000000 ("nbslow"; XLAB_SLOW_NSEC sets another completion time); the old name
+#                 slow-4k is slow-seq-4k
+#   seq-<bs>      the block-size sweep: sequential read as seq-4k, bs 512 B ... 128 KiB, nbfast
+#   write-4k      sequential write 4 KiB as seq-4k; rand-4k-q1 rand-4k with 1 queue (only run
+#                 when XLAB_WORK names them)
+# Phases of the main mode:
+#   core    the six jobs above, XLAB_ROUNDS rounds (default 2)
+#   sweep   seq-512 ... seq-128k but seq-4k (in core), XLAB_SWEEP_ROUNDS rounds (default 1)
+#   dl      the core jobs with every pair's guest disks on mq-deadline ("PAIR@dl"),
+#           XLAB_DL_ROUNDS rounds (default 1)
+# Every round runs the pairs in turn, their order alternating from one round to the next;
+# native runs the phase's jobs in the first XLAB_NATIVE_ROUNDS rounds (default 1). Notification
+# mode (XLAB_BENCH_MODE=notify, suite bench-wall): seq-4k, rand-4k, slow-seq-4k and slow-rand-4k
+# once per pair, no native, XLAB_RUNTIME default 5.
+# XLAB_PAIRS (default intree,xblk) may add variants of ours: xblk-b<N> (frontend
+# max_inflight=N), xblk-i<N> (irq_batch=N), xblk-p0 (backend poll_inflight=0), combined as in
+# xblk-b0-i1-p0; a suffix @dl, @ky or @bfq runs that pair with the guest's disks on mq-deadline,
+# kyber or bfq (default: none). XLAB_WORK=a,b limits the jobs (names as above).
 #
-# One line per job:  XLAB-BENCH round=R pair=P work=W key=value...
-# scripts/bench.sh turns them into a table, a CSV and a plot; each case only fails when a
-# job did not run (a benchmark has no pass mark here: the report applies the targets).
+# One line per job:  XLAB-BENCH round=R clock=C set=S pair=P work=W key=value...
+# with fio's IOPS, KiB/s and latencies, the guest disk's and the backend's counters, and the CPU
+# time Xen charged dom0 and the guest during a window inside the job (cpu_*_ns, see
+# cpu_window). scripts/bench.sh turns them into tables, a CSV and a plot; each case only fails
+# when a job did not run (the report applies the targets).
 . /lab/dom0.sh
 . /lab/cases.sh
 G=g1 FRONT=xen-blkfront BACK=xen-blkback
-RT=${XLAB_RUNTIME:-10}
+CLOCK=${XLAB_CLOCK:-wall}
+MODE=${XLAB_BENCH_MODE:-main}
+if [ "$MODE" = notify ]; then RT=${XLAB_RUNTIME:-5}; else RT=${XLAB_RUNTIME:-2}; fi
 SLOW_NSEC=${XLAB_SLOW_NSEC:-1000000}
 ROUNDS=${XLAB_ROUNDS:-2}
+SWEEP_ROUNDS=${XLAB_SWEEP_ROUNDS:-1}
+DL_ROUNDS=${XLAB_DL_ROUNDS:-1}
+NATIVE_ROUNDS=${XLAB_NATIVE_ROUNDS:-1}
 PAIRS=${XLAB_PAIRS:-intree,xblk}
-SIZES="512 1k 2k 4k 8k 16k 32k 64k 128k"
-FIO_COMMON="--numjobs=8 --iodepth=32 --iodepth_batch_submit=16 --runtime=$RT --time_based"
+CORE="seq-4k rand-4k qd1 slow-seq-4k slow-rand-4k slow-qd1"
+SWEEP="seq-512 seq-1k seq-2k seq-8k seq-16k seq-32k seq-64k seq-128k"
+EXTRA="write-4k rand-4k-q1"
+NOTIFY="seq-4k rand-4k slow-seq-4k slow-rand-4k"
+SEQ="--numjobs=8 --iodepth=32 --iodepth_batch_submit=16"
+RAND="--numjobs=2 --iodepth=32 --rw=randread --bs=4k"
+QD1="--numjobs=1 --iodepth=1 --rw=randread --bs=4k"
+TIMING="--runtime=$RT --time_based"
+# the CPU-time window: from LEAD s after the job's first I/O, WIN s long (ends 0.3 s before fio)
+LEAD=0.2
+WIN=$(awk -v r="$RT" 'BEGIN { w = r - 0.5; if (w < r / 2) w = r / 2; print w }')
+WORK=,${XLAB_WORK:-},
+WORK=${WORK//,slow-4k,/,slow-seq-4k,}
 
-want_work() { [ -z "${XLAB_WORK:-}" ] || [[ ,$XLAB_WORK, == *,$1,* ]]; }
+want_work() { [ "$WORK" = ,, ] || [[ $WORK == *,$1,* ]]; }
+named_work() { [[ $WORK == *,$1,* ]]; }
 
-# the workloads of a pair with 2 queues: NAME DEVICE FIO-ARGS
-workloads() {
-	local bs
-	for bs in $SIZES; do want_work "seq-$bs" && echo "seq-$bs nbfast --rw=read --bs=$bs"; done
-	want_work slow-4k && echo "slow-4k nbslow --rw=read --bs=4k"
-	want_work write-4k && echo "write-4k nbfast --rw=write --bs=4k"
-	want_work rand-4k && echo "rand-4k nbfast --rw=randread --bs=4k"
+# job_args NAME: "DEVICE FIO-ARGS" of a job
+job_args() {
+	case $1 in
+	seq-*) echo "nbfast $SEQ --rw=read --bs=${1#seq-}" ;;
+	slow-seq-4k) echo "nbslow $SEQ --rw=read --bs=4k" ;;
+	rand-4k | rand-4k-q1) echo "nbfast $RAND" ;;
+	slow-rand-4k) echo "nbslow $RAND" ;;
+	qd1) echo "nbfast $QD1" ;;
+	slow-qd1) echo "nbslow $QD1" ;;
+	write-4k) echo "nbfast $SEQ --rw=write --bs=4k" ;;
+	*) return 1 ;;
+	esac
+}
+
+# the jobs of a phase, as selected by XLAB_WORK
+core_work() {
+	local w
+	for w in $CORE; do want_work "$w" && echo "$w"; done
+	for w in $EXTRA; do named_work "$w" && echo "$w"; done
+}
+sweep_work() {
+	local w
+	for w in $SWEEP; do want_work "$w" && echo "$w"; done
+}
+notify_work() {
+	local w
+	for w in $NOTIFY; do want_work "$w" && echo "$w"; done
 }
 
 # nullb_cfg NAME key=value...: a configfs null_blk /dev/NAME, 1 GiB, memory-less
@@ -60,8 +114,19 @@ bench_setup() {
 	[ -d /sys/kernel/config/nullb ] || mount -t configfs configfs /sys/kernel/config
 	nullb_cfg nbfast irqmode=1 && nullb_cfg nbslow irqmode=2 completion_nsec="$SLOW_NSEC" ||
 		{ log "cannot create the null_blk devices"; return 1; }
+	command -v xlab-cputime > /dev/null || { log "xlab-cputime is missing from the dom0 image"; return 1; }
+	xlab-cputime 0 > /dev/null || { log "xlab-cputime 0 failed"; return 1; }
+	# the same counters as xl's, which rounds them to 0.1 s
+	log "dom0 CPU time: xlab-cputime $(xlab-cputime 0 | awk '{ sub(/.*0=/, ""); printf "%.2f s", $1 / 1e9 }')," \
+		"xl vcpu-list $(xl vcpu-list 0 | awk 'NR > 1 { s += $6 } END { printf "%.1f s", s }')"
+	rm -f $LAB_TMP/sleep.fifo
+	mkfifo $LAB_TMP/sleep.fifo || return 1
 	log "nbfast: $(cat /sys/block/nbfast/queue/max_sectors_kb) KiB max, nbslow completes after $SLOW_NSEC ns"
 }
+
+# bsleep SECONDS: sleep without a fork (the CPU-time window should hold as little of dom0's
+# own bookkeeping as possible)
+bsleep() { read -r -t "$1" <> $LAB_TMP/sleep.fifo; }
 
 # irqsum REGEX (dom0): interrupts so far of the lines named REGEX
 irqsum() {
@@ -69,31 +134,150 @@ irqsum() {
 		/proc/interrupts
 }
 
-# be_counters VDEV: the backend's rd_req wr_req notify_in notify_out for G's VDEV (the in-tree
-# backend has no notify counters: empty)
+# be_counters VDEV: the backend's rd_req wr_req f_req ds_req err_req passes notify_in
+# notify_out for G's VDEV ("-" for what a backend does not count: the in-tree one has no
+# err_req, passes or notify counters)
 be_counters() {
 	local k out=""
-	for k in rd_req wr_req notify_in notify_out; do out="$out $(be_stat "$G" "$1" $k || echo -)"; done
+	for k in rd_req wr_req f_req ds_req err_req passes notify_in notify_out; do
+		out="$out $(be_stat "$G" "$1" $k || echo -)"
+	done
 	echo "$out"
 }
 
-# c_native ROUND: every workload with fio in dom0 on the null_blk itself
+# io_count SPEC: sets IO_N to the I/Os completed so far: SPEC blk:DISK (dom0's
+# /sys/block/DISK/stat, reads + writes) or be:DIR (a backend's statistics/rd_req + wr_req).
+# Builtins only (no fork).
+io_count() {
+	local -a s
+	local a b
+	case $1 in
+	blk:*) read -r -a s < "/sys/block/${1#blk:}/stat"; IO_N=$((s[0] + s[4])) ;;
+	be:*) read -r a < "${1#be:}/statistics/rd_req"; read -r b < "${1#be:}/statistics/wr_req"; IO_N=$((a + b)) ;;
+	esac
+}
+
+# cpu_window SPEC BASE DONE DOMID...: the CPU time Xen charged each DOMID during a window inside
+# the running job, printed as cpu_* keys. The job's first I/O is when io_count SPEC passes
+# BASE (its value before the job); the window starts LEAD s later and lasts WIN s, so that it
+# holds neither fio's start (job creation, file opening) nor its end. DONE tells whether the job
+# has ended: "file:PATH" (exists) or "xs:KEY=VALUE" (the guest's xenstore mark KEY is VALUE,
+# "TOKEN end" for its bench_fio -m TOKEN). A window the
+# job did not span prints cpu_ok=0. Keys: cpu_win_ns (the window, dom0's clock), cpu_idle_ns
+# (idle time of Xen's pCPUs), cpu_d0_ns (dom0) and cpu_g_ns (the first other DOMID: the
+# guest), win_io (I/Os completed in the window, by SPEC's count), d0_vcpu (each dom0 vCPU's
+# busy time in the window by dom0's own /proc/stat, 1/100 s: where dom0's work ran).
+cpu_window() {
+	local spec=$1 base=$2 done=$3 i=0 io0 io1 u0 u1 ub s0 s1 why=""
+	local -a a b
+	shift 3
+	# wake up on time even when dom0's own fio (native) keeps its vCPUs busy
+	chrt -f -p 50 $BASHPID > /dev/null 2>&1 || renice -n -20 -p $BASHPID > /dev/null 2>&1
+	read -r u0 _ < /proc/uptime
+	io_count "$spec"
+	while [ "$IO_N" -le "$base" ]; do
+		bsleep 0.02
+		i=$((i + 1))
+		if [ $((i % 50)) = 0 ] && job_done "$done"; then why=no_io; break; fi
+		[ $i -gt 15000 ] && { why=no_io; break; }
+		io_count "$spec"
+	done
+	read -r u1 _ < /proc/uptime
+	if [ -z "$why" ]; then
+		bsleep $LEAD
+		io_count "$spec"; io0=$IO_N
+		read -r -a a <<< "$(xlab-cputime "$@")"
+		cpu_stat; s0=$CPU_S
+		bsleep "$WIN"
+		cpu_stat; s1=$CPU_S
+		read -r -a b <<< "$(xlab-cputime "$@")"
+		io_count "$spec"; io1=$IO_N
+		read -r ub _ < /proc/uptime
+		if job_done "$done"; then
+			why=job_ended
+		elif [ ${#a[@]} -lt 3 ] || [ ${#a[@]} != ${#b[@]} ]; then
+			why="xlab-cputime:${a[*]}|${b[*]}"
+		fi
+	fi
+	# (dom0's clock: waited for the first I/O from u0 to u1, window ended at ub; on stderr, the
+	# console: stdout is the caller's)
+	log "cpu window: first I/O after $(awk -v a="$u0" -v b="$u1" 'BEGIN { print b - a }') s," \
+		"window ended $(awk -v a="$u1" -v b="${ub:-$u1}" 'BEGIN { print b - a }') s after it${why:+: no figures ($why)}" >&2
+	if [ -n "$why" ]; then
+		echo "cpu_ok=0"
+		return
+	fi
+	# t=N idle=N 0=N [domid=N]
+	awk -v a="${a[*]}" -v b="${b[*]}" -v io=$((io1 - io0)) 'BEGIN {
+		n = split(a, x, " "); split(b, y, " ")
+		for (i = 1; i <= n; i++) { sub(/^[^=]*=/, "", x[i]); sub(/^[^=]*=/, "", y[i]) }
+		printf "cpu_ok=1 cpu_win_ns=%.0f", y[1] - x[1]
+		printf " cpu_idle_ns=%s", ((x[2] == "-" || y[2] == "-") ? "-" : sprintf("%.0f", y[2] - x[2]))
+		printf " cpu_d0_ns=%.0f", y[3] - x[3]
+		printf " cpu_g_ns=%s", ((n >= 4) ? sprintf("%.0f", y[4] - x[4]) : "-")
+		printf " win_io=%d", io }'
+	echo " d0_vcpu=$(cpu_busy "$s0" "$s1")"
+}
+# cpu_stat: sets CPU_S to the busy time of each of dom0's vCPUs so far (user + nice + system +
+# irq + softirq from /proc/stat, 1/100 s), space separated; builtins only
+cpu_stat() {
+	local n u ni sy id io irq sirq rest
+	CPU_S=""
+	while read -r n u ni sy id io irq sirq rest; do
+		[[ $n == cpu[0-9]* ]] && CPU_S="$CPU_S $((u + ni + sy + irq + sirq))"
+	done < /proc/stat
+}
+# cpu_busy "A" "B": the per-vCPU differences of two CPU_S, as 12/180
+cpu_busy() {
+	local -a a b
+	local i out=""
+	read -r -a a <<< "$1"
+	read -r -a b <<< "$2"
+	for i in "${!a[@]}"; do out="$out/$((b[i] - a[i]))"; done
+	echo "${out#/}"
+}
+
+job_done() {
+	case $1 in
+	file:*) [ -e "${1#file:}" ] ;;
+	xs:*) local k=${1#xs:}; [ "$(xenstore-read "${k%%=*}" 2>/dev/null)" = "${1#*=}" ] ;;
+	esac
+}
+
+# fio_line: the key=value summary of dom0's /tmp/fio.out (as the guest's bench_fio prints it)
+fio_line() {
+	awk -F';' '/^3;/{ o = ($49 > $8) ? 41 : 0
+		printf "iops=%.0f kibs=%.0f clat_mean=%.1f lat_mean=%.1f", $8 + $49, $7 + $48, $(16 + o), $(40 + o)
+		split($(18 + o), a, "="); split($(19 + o), b, "="); split($(20 + o), c, "=")
+		printf " clat_p50=%s clat_p99=%s clat_p999=%s", a[2], b[2], c[2] }' /tmp/fio.out
+}
+
+# c_native ROUND JOB...: the jobs with fio in dom0 on the null_blk itself
 c_native() {
-	local round=$1 name dev args line s0 s1 rc
-	while read -r name dev args; do
+	local round=$1 name dev args line s0 s1 rc cw n=0
+	shift
+	for name in "$@"; do
+		[ "$name" = rand-4k-q1 ] && continue
+		read -r dev args <<< "$(job_args "$name")"
 		read -r -a s0 < "/sys/block/$dev/stat"
+		rm -f $LAB_TMP/native.rc
 		# shellcheck disable=SC2086
-		fio --output-format=terse --terse-version=3 --name=b --filename=/dev/$dev --ioengine=libaio \
-			--direct=1 --group_reporting $FIO_COMMON $args > /tmp/fio.out 2> /tmp/fio.err
-		rc=$?
+		(fio --output-format=terse --terse-version=3 --name=b --filename=/dev/$dev --ioengine=libaio \
+			--direct=1 --group_reporting --percentile_list=50:99:99.9 $TIMING $args \
+			> /tmp/fio.out 2> /tmp/fio.err
+			echo $? > $LAB_TMP/native.rc) &
+		cw=$(cpu_window "blk:$dev" $((s0[0] + s0[4])) "file:$LAB_TMP/native.rc" 0 "${G_DOMID[$G]}")
+		wait $!
+		rc=$(cat $LAB_TMP/native.rc 2>/dev/null || echo 255)
 		read -r -a s1 < "/sys/block/$dev/stat"
-		line=$(awk -F';' '/^3;/{printf "iops=%d kibs=%d", $8 + $49, $7 + $48}' /tmp/fio.out)
-		[ $rc = 0 ] && [ -n "$line" ] || { case_fail "$name: fio rc=$rc $(tail -2 /tmp/fio.err)"; continue; }
-		echo "XLAB-BENCH round=$round pair=native work=$name $line rd=$((s1[0] - s0[0]))" \
+		line=$(fio_line)
+		[ "$rc" = 0 ] && [ -n "$line" ] || { case_fail "$name: fio rc=$rc $(tail -2 /tmp/fio.err)"; continue; }
+		echo "XLAB-BENCH round=$round clock=$CLOCK set=$MODE pair=native work=$name runtime=$RT $line rd=$((s1[0] - s0[0]))" \
 			"rd_merged=$((s1[1] - s0[1])) rd_sect=$((s1[2] - s0[2])) wr=$((s1[4] - s0[4]))" \
-			"wr_merged=$((s1[5] - s0[5])) wr_sect=$((s1[6] - s0[6]))"
-	done < <(workloads; want_work rand-4k-q1 && echo "rand-4k-q1 nbfast --rw=randread --bs=4k")
-	case_note "$(grep -c . < <(workloads)) workloads"
+			"wr_merged=$((s1[5] - s0[5])) wr_sect=$((s1[6] - s0[6])) $cw"
+		n=$((n + 1))
+	done
+	case_note "$n jobs"
 }
 
 # pair_use PAIR QUEUES: load PAIR's modules (no disk attached); sets FE_IRQ/BE_IRQ (names of
@@ -139,24 +323,46 @@ pair_use() {
 	fe_use "$G" "${fe[@]}"
 }
 
-# run_job ROUND PAIR QUEUES NAME VDEV FIO-ARGS...: one job in the guest, one XLAB-BENCH line
+# delta A B: B - A, or "-" when either is not a number
+delta() { [[ $1 =~ ^[0-9]+$ && $2 =~ ^[0-9]+$ ]] && echo $(($2 - $1)) || echo -; }
+
+# run_job ROUND PAIR QUEUES NAME VDEV FIO-ARGS...: one job in the guest, one XLAB-BENCH line.
+# The guest command runs in the background while cpu_window samples Xen's CPU times.
 run_job() {
-	local round=$1 pair=$2 q=$3 name=$4 vdev=$5 b0 b1 bi0 bi1 gl
+	local round=$1 pair=$2 q=$3 name=$4 vdev=$5 b0 b1 bi0 bi1 gl cw tok domid=${G_DOMID[$G]} jp
+	local bedir k i be_req=- passes ring
 	shift 5
+	bedir=/sys/bus/xen-backend/devices/vbd-$domid-$(vdev_devid "$vdev")
+	tok=$name.$round.$RANDOM
 	read -r -a b0 <<< "$(be_counters "$vdev")"
 	bi0=$(irqsum "$BE_IRQ")
-	g_run -t $((RT + 150)) "$G" "bench_fio /dev/$vdev '$FE_IRQ' $FIO_COMMON $*"
+	rm -f $LAB_TMP/job.rc
+	(g_run -t $((RT + 150)) "$G" "bench_fio -m $tok /dev/$vdev '$FE_IRQ' $TIMING $*"
+		echo "$G_RC $G_OUT" > $LAB_TMP/job.rc) &
+	jp=$!
+	cw=$(cpu_window "be:$bedir" $((b0[0] + b0[1])) "xs:/local/domain/$domid/data/xlab/bench=$tok end" 0 "$domid")
+	wait $jp
+	read -r G_RC G_OUT < $LAB_TMP/job.rc 2>/dev/null || { G_RC=125 G_OUT=/dev/null; }
+	# (the background g_run could not mark the guest bad for the next cases: do it here)
+	{ [ "$G_RC" = 124 ] || [ "$G_RC" = 125 ]; } && G_BAD[$G]=1
 	read -r -a b1 <<< "$(be_counters "$vdev")"
 	bi1=$(irqsum "$BE_IRQ")
 	gl=$(grep -o 'XLAB-BENCHG .*' "$G_OUT" | head -1)
 	if [ "$G_RC" != 0 ] || [[ $gl != *iops=* ]]; then
-		case_fail "$name: fio in the guest failed: $(grep -v '^XLAB-' "$G_OUT" | tail -3 | tr '\n' '|')"
+		case_fail "$name: fio in the guest failed (rc=$G_RC): $(grep -v '^XLAB-' "$G_OUT" | tail -3 | tr '\n' '|')"
 		return 1
 	fi
-	local bn_in=- bn_out=-
-	[ "${b0[2]}" != - ] && bn_in=$((b1[2] - b0[2])) bn_out=$((b1[3] - b0[3]))
-	echo "XLAB-BENCH round=$round pair=$pair work=$name queues=$q ${gl#XLAB-BENCHG } ring_req=$((b1[0] + b1[1] - b0[0] - b0[1]))" \
-		"be_irq=$((bi1 - bi0)) be_notify_in=$bn_in be_notify_out=$bn_out"
+	# requests the backend took: every kind it counts
+	be_req=0
+	for i in 0 1 2 3 4; do
+		k=$(delta "${b0[i]}" "${b1[i]}")
+		[ "$k" != - ] && be_req=$((be_req + k))
+	done
+	passes=$(delta "${b0[5]}" "${b1[5]}")
+	ring=$((b1[0] + b1[1] - b0[0] - b0[1]))
+	echo "XLAB-BENCH round=$round clock=$CLOCK set=$MODE pair=$pair work=$name runtime=$RT queues=$q ${gl#XLAB-BENCHG }" \
+		"ring_req=$ring be_req=$be_req passes=$passes be_irq=$((bi1 - bi0))" \
+		"be_notify_in=$(delta "${b0[6]}" "${b1[6]}") be_notify_out=$(delta "${b0[7]}" "${b1[7]}") $cw"
 }
 
 # set_sched VDEV...: the pair's I/O scheduler on the guest's disks
@@ -166,42 +372,79 @@ set_sched() {
 	g_ok "$G" "$cmd cat /sys/block/$1/queue/scheduler" || return 1
 }
 
-# c_pair ROUND PAIR: attach nbfast (xvdb) and nbslow (xvdc), every 2-queue workload, then the
-# 1-queue random read on a fresh attach
+# c_pair ROUND PAIR JOB...: attach nbfast (xvdb) and, if a job needs it, nbslow (xvdc), run
+# the 2-queue jobs, then rand-4k-q1 on a fresh 1-queue attach
 c_pair() {
-	local round=$1 pair=$2 name dev args n=0
+	local round=$1 pair=$2 name dev args n=0 slow=0 q1=0 disks=(xvdb)
+	shift 2
+	for name in "$@"; do
+		[ "$name" = rand-4k-q1 ] && q1=1
+		[[ $(job_args "$name") == nbslow\ * ]] && slow=1
+	done
 	pair_use "$pair" 2 || return 1
 	disk_attach "$G" /dev/nbfast xvdb || return 1
-	disk_attach "$G" /dev/nbslow xvdc || return 1
-	set_sched xvdb xvdc || return 1
+	if [ $slow = 1 ]; then
+		disk_attach "$G" /dev/nbslow xvdc || return 1
+		disks+=(xvdc)
+	fi
+	set_sched "${disks[@]}" || return 1
 	case_note "queues=$DI_hw_queues max_sectors_kb=$DI_max_sectors_kb nr_requests=$DI_nr_requests sched=$SCHED"
-	while read -r name dev args; do
+	for name in "$@"; do
+		[ "$name" = rand-4k-q1 ] && continue
+		read -r dev args <<< "$(job_args "$name")"
 		[ "$dev" = nbslow ] && dev=xvdc || dev=xvdb
 		# shellcheck disable=SC2086
 		run_job "$round" "$pair" 2 "$name" "$dev" $args && n=$((n + 1))
-	done < <(workloads)
-	if want_work rand-4k-q1; then
-		disk_detach "$G" xvdc && disk_detach "$G" xvdb || return 1
+	done
+	if [ $q1 = 1 ]; then
+		for dev in "${disks[@]}"; do disk_detach "$G" "$dev" || return 1; done
 		pair_use "$pair" 1 || return 1
 		disk_attach "$G" /dev/nbfast xvdb || return 1
 		set_sched xvdb || return 1
-		run_job "$round" "$pair" 1 rand-4k-q1 xvdb --rw=randread --bs=4k && n=$((n + 1))
+		# shellcheck disable=SC2086
+		run_job "$round" "$pair" 1 rand-4k-q1 xvdb $RAND && n=$((n + 1))
 	fi
 	case_note "$n jobs"
 }
 
-if suite_begin && bench_setup; then
-	log "bench: runtime ${RT}s, rounds $ROUNDS, pairs $PAIRS"
-	IFS=, read -r -a P <<< "$PAIRS"
-	for r in $(seq 1 "$ROUNDS"); do
-		run_case "r$r-native" c_native "$r"
-		# alternate the order of the pairs from one round to the next
+# phase NAME ROUNDS NATIVE PAIRS JOBS: ROUNDS rounds of JOBS (space separated) through every
+# pair of PAIRS (comma separated), in alternating order; native first in the first NATIVE rounds
+phase() {
+	local name=$1 rounds=$2 native=$3 r i
+	local -a p jobs
+	IFS=, read -r -a p <<< "$4"
+	read -r -a jobs <<< "$5"
+	[ ${#jobs[@]} = 0 ] && return 0
+	for ((r = 1; r <= rounds; r++)); do
+		[ "$r" -le "$native" ] && run_case "$name$r-native" c_native "$r" "${jobs[@]}"
 		if [ $((r % 2)) = 0 ]; then
-			for ((i = ${#P[@]} - 1; i >= 0; i--)); do run_case "r$r-${P[i]}" c_pair "$r" "${P[i]}"; done
+			for ((i = ${#p[@]} - 1; i >= 0; i--)); do run_case "$name$r-${p[i]}" c_pair "$r" "${p[i]}" "${jobs[@]}"; done
 		else
-			for p in "${P[@]}"; do run_case "r$r-$p" c_pair "$r" "$p"; done
+			for ((i = 0; i < ${#p[@]}; i++)); do run_case "$name$r-${p[i]}" c_pair "$r" "${p[i]}" "${jobs[@]}"; done
 		fi
 	done
+}
+
+# dl_pairs: every pair of PAIRS on mq-deadline (PAIR@dl), each once
+dl_pairs() {
+	local p out=,
+	for p in ${PAIRS//,/ }; do [[ $out == *,${p%@*}@dl,* ]] || out="$out${p%@*}@dl,"; done
+	out=${out#,}
+	echo "${out%,}"
+}
+
+if suite_begin && bench_setup; then
+	log "bench: clock $CLOCK, mode $MODE, runtime ${RT}s, CPU window ${LEAD}s + ${WIN}s, pairs $PAIRS," \
+		"rounds: core $ROUNDS, sweep $SWEEP_ROUNDS, dl $DL_ROUNDS, native $NATIVE_ROUNDS"
+	echo "XLAB-BENCH-INFO clock=$CLOCK set=$MODE runtime=$RT slow_nsec=$SLOW_NSEC" \
+		"$(tr '\n' ' ' < /lab/build-info 2>/dev/null)"
+	if [ "$MODE" = notify ]; then
+		phase n 1 0 "$PAIRS" "$(notify_work | tr '\n' ' ')"
+	else
+		phase r "$ROUNDS" "$NATIVE_ROUNDS" "$PAIRS" "$(core_work | tr '\n' ' ')"
+		phase sweep "$SWEEP_ROUNDS" "$NATIVE_ROUNDS" "$PAIRS" "$(sweep_work | tr '\n' ' ')"
+		phase dl "$DL_ROUNDS" 0 "$(dl_pairs)" "$(core_work | tr '\n' ' ')"
+	fi
 else
 	case_begin setup; case_fail "suite setup failed"; case_end
 fi
