@@ -25,7 +25,7 @@
 #   XLAB_TOTAL_TIMEOUT=s    whole script incl. waiting for the lock (default 3600)
 #   XLAB_QEMU_TIMEOUT=s     one boot (default per suite: demo 480, back and back-extra 1500,
 #                           bench 3600 (icount; 2400 on the wall clock), bench-wall 1200,
-#                           hostile-back 2400, lifecycle 600 + 90 per detach cycle (XLAB_OPTS
+#                           hostile-back 2400, hostile 1800, lifecycle 600 + 90 per detach cycle (XLAB_OPTS
 #                           detach_cycles, default 10), others 1200)
 #   XLAB_LOCK_WAIT=s        how long to wait for another lab run (default 2400)
 #   XLAB_ACCEL, XLAB_CPU    QEMU -accel / -cpu (default tcg,thread=multi / qemu64); -accel
@@ -207,7 +207,7 @@ inner() {
 				need_module "$suite" blkfront xblkfront.ko | tee -a "$RESULTS" | grep -q . && continue
 			fi ;;
 		esac
-		case $suite in demo) tmo=480 ;; back | back-extra) tmo=1500 ;; hostile-back) tmo=2400 ;;
+		case $suite in demo) tmo=480 ;; back | back-extra) tmo=1500 ;; hostile-back) tmo=2400 ;; hostile) tmo=1800 ;;
 		# bench under icount: one TCG thread for all vCPUs, a 2 s (virtual) CPU-bound job takes
 		# 40-60 s of wall time, the whole suite ~45 min
 		bench) [ "$(suite_clock bench)" = icount ] && tmo=3600 || tmo=2400 ;;
