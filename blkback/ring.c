@@ -395,9 +395,9 @@ static void xbb_ring_round(struct xbb_ring *ring, bool timed_out)
 	 * completion or the backoff timer wakes the thread to take what
 	 * waits, so the event bought nothing, and a guest that keeps the
 	 * budget spent and notifies in a loop must be throttled like any
-	 * other (spurious EOIs make Linux delay the event channel, up to a
-	 * second).  A halted ring owes nothing: its event channel stays
-	 * masked.
+	 * other (spurious EOIs make Linux delay the event channel: by a
+	 * jiffy per event in a steady storm).  A halted ring owes nothing:
+	 * its event channel stays masked.
 	 */
 	ring->took_since_eoi |= took;
 	if (event && !ring->halted) {

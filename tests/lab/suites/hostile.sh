@@ -48,7 +48,8 @@
 #                nothing mapped (before and after the detach). "keys" selects all of them
 #   keys-good    then the same guest attaches with correct keys: connected, reads served
 #   stormfull    the page budget used up by slow reads, then 4 s of notifications: the blocked
-#                ring must throttle them (spurious late EOIs): at most 100 interrupts
+#                ring must throttle them (spurious late EOIs): about one interrupt per jiffy,
+#                at most 500 a second (before the fix: 72,000 a second)
 #   bigfrag      dom0's memory fragmented (tests/probe/xlabprobe.ko): a 1024-segment indirect
 #                read, whose 40 KiB segment array cannot be contiguous, is served
 #   discards     two hostile guests push 511 whole-device discards each on a slow disk: no work
@@ -403,7 +404,9 @@ c_stormfull() {
 	n1=$(be_stat "$G" $VDEV notify_in) o1=$(be_stat "$G" $VDEV oo_req)
 	irqs=$((n1 - n0)) sent=$(h_field notifications)
 	[ "$((o1 - o0))" -ge 1 ] || case_fail "the ring never ran out of budget (oo_req $o0 -> $o1): the case shows nothing"
-	[ "$irqs" -le 100 ] || case_fail "the blocked ring took $irqs interrupts for ${sent:-?} notifications in 4 s"
+	# Linux delays a spurious late EOI by a jiffy at most once the next EOI is not spurious,
+	# and its delayed EOI is not (drivers/xen/events): about one interrupt per jiffy, HZ 250
+	[ "$irqs" -le 2000 ] || case_fail "the blocked ring took $irqs interrupts for ${sent:-?} notifications in 4 s (more than 500 a second)"
 	case_note "guest: ${H_LINE#* }"
 	case_note "dom0: notify_in +$irqs for ${sent:-?} notifications while blocked, oo_req +$((o1 - o0))"
 	disk_detach "$G" $VDEV || return 1
