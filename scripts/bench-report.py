@@ -83,7 +83,8 @@ def aggregate(rows):
             vals = [num(r.get(k)) for r in rs]
             a[k] = None if any(v is None for v in vals) else sum(vals)
         # CPU time in the window of each job, over the I/Os fio did in that window
-        ios = d0 = g = win = busy = 0.0
+        ios = d0 = g = win = busy = own = 0.0
+        own_ok = True
         steady = []
         ncpu = 0
         for r in rs:
@@ -96,6 +97,12 @@ def aggregate(rows):
             g += num(r.get("cpu_g_ns")) or 0
             win += w
             busy += (num(r.get("cpu_d0_ns")) or 0) + (num(r.get("cpu_g_ns")) or 0)
+            # dom0's own accounting of the same window (/proc/stat, 1/100 s per vCPU)
+            cs = [num(c) for c in r.get("d0_vcpu", "").split("/")]
+            if cs and None not in cs:
+                own += sum(cs) * 1e7
+            else:
+                own_ok = False
             # the I/O rate in the window against the job's, by the same counter (the backend's
             # ring requests; dom0's disk for native): near 1 if the window was steady state
             wio, rt = num(r.get("win_io")), num(r.get("runtime"))
@@ -109,6 +116,7 @@ def aggregate(rows):
         a["d0_vcpu"] = " ".join(r.get("d0_vcpu", "-") for r in rs)
         a["d0_us"] = div(d0 / 1000, ios) if ncpu else None
         a["g_us"] = div(g / 1000, ios) if ncpu else None
+        a["d0own_us"] = div(own / 1000, ios) if ncpu and own_ok else None
         a["busy"] = div(busy, win) if ncpu else None
         a["win_steady"] = sum(steady) / len(steady) if steady else None
         derive(key[1], a)
@@ -185,7 +193,7 @@ def main():
     cols = ["set", "clock", "pair", "work", "rounds", "iops", "iops_min", "iops_max", "kibs",
             "lat_mean", "clat_p50", "clat_p99", "clat_p999", "rd", "rd_merged", "wr",
             "wr_merged", "merged_pct", "avg_req_kib", "ring_req", "req_per_mib", "be_req",
-            "passes", "req_per_pass", "d0_us", "g_us", "busy", "win_steady", "cpu_jobs",
+            "passes", "req_per_pass", "d0_us", "g_us", "d0own_us", "busy", "win_steady", "cpu_jobs",
             "g_vcpu", "d0_vcpu",
             "fe_sent", "be_sent", "fe_irq_per_req", "be_irq_per_req"]
     with open(os.path.join(outdir, "bench.csv"), "w") as f:
@@ -210,11 +218,11 @@ def main():
     # ---- per job
     say("Per job: IOPS (mean of the rounds), spread = (max - min) / mean over the rounds, MB/s,")
     say("merged % of the guest disk's I/Os, average request at the guest disk (KiB), CPU per I/O")
-    say("of dom0 and of the guest (us of CPU time Xen charged, virtual under icount), pCPUs busy")
-    say("(dom0 + guest CPU time over the window), ring requests per backend pass, IOPS against")
-    say("the in-tree pair (PAIR@dl against intree@dl)")
+    say("of dom0 and of the guest (us of CPU time Xen charged, virtual under icount) and of dom0")
+    say("by its own /proc/stat (d0own), pCPUs busy (dom0 + guest CPU time over the window), ring")
+    say("requests per backend pass, IOPS against the in-tree pair (PAIR@dl against intree@dl)")
     say(f"{'work':<14}{'pair':<16}{'n':>2}{'IOPS':>9}{'spread':>8}{'MB/s':>8}{'merged%':>9}"
-        f"{'avgKiB':>8}{'dom0us':>8}{'guestus':>8}{'pCPUs':>6}{'req/pass':>9}{'x intree':>9}")
+        f"{'avgKiB':>8}{'dom0us':>8}{'guestus':>8}{'d0own':>7}{'pCPUs':>6}{'req/pass':>9}{'x intree':>9}")
     for w in works:
         for p in pairs:
             a = M.get((p, w))
@@ -226,7 +234,8 @@ def main():
             say(f"{w:<14}{p:<16}{a['n']:>2}{fmt(a['iops']):>9}"
                 f"{fmt(spread and 100 * spread, '{:.1f}%'):>8}{fmt(div(a['kibs'], 1000 / 1.024)):>8}"
                 f"{fmt(a['merged_pct'], '{:.1f}'):>9}{fmt(a['avg_req_kib'], '{:.1f}'):>8}"
-                f"{fmt(a['d0_us'], '{:.1f}'):>8}{fmt(a['g_us'], '{:.1f}'):>8}{fmt(a['busy'], '{:.2f}'):>6}"
+                f"{fmt(a['d0_us'], '{:.1f}'):>8}{fmt(a['g_us'], '{:.1f}'):>8}"
+                f"{fmt(a['d0own_us'], '{:.1f}'):>7}{fmt(a['busy'], '{:.2f}'):>6}"
                 f"{fmt(a['req_per_pass'], '{:.2f}'):>9}{fmt(r, '{:.2f}x'):>9}")
     say()
     spreads = sorted(div(a["iops_max"] - a["iops_min"], a["iops"]) for a in M.values()

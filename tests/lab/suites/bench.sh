@@ -193,7 +193,11 @@ cpu_window() {
 		read -r -a b <<< "$(xlab-cputime "$@")"
 		io_count "$spec"; io1=$IO_N
 		read -r ub _ < /proc/uptime
-		if job_done "$done"; then
+		# the job must still be doing I/O after the window (dom0's own fio, for native, can
+		# delay the samples)
+		bsleep 0.05
+		io_count "$spec"
+		if job_done "$done" || [ "$IO_N" -le "$io1" ]; then
 			why=job_ended
 		elif [ ${#a[@]} -lt 3 ] || [ ${#a[@]} != ${#b[@]} ]; then
 			why="xlab-cputime:${a[*]}|${b[*]}"
