@@ -31,7 +31,9 @@
 # XLAB_PAIRS (default intree,xblk) may add variants of ours: xblk-b<N> (frontend
 # max_inflight=N), xblk-i<N> (irq_batch=N), xblk-p0 (backend poll_inflight=0), combined as in
 # xblk-b0-i1-p0; a suffix @dl, @ky or @bfq runs that pair with the guest's disks on mq-deadline,
-# kyber or bfq (default: none). XLAB_WORK=a,b limits the jobs (names as above).
+# kyber or bfq (default: none). XLAB_WORK=a,b limits the jobs (names as above). XLAB_QD1_CPUS=N
+# pins the qd1 jobs' fio to vCPU N (default: not pinned, as the issue has it; where the
+# scheduler puts that one process is most of the round-to-round spread of qd1).
 #
 # One line per job:  XLAB-BENCH round=R clock=C set=S pair=P work=W key=value...
 # with fio's IOPS, KiB/s and latencies, the guest disk's and the backend's counters, and the CPU
@@ -56,7 +58,7 @@ EXTRA="write-4k rand-4k-q1"
 NOTIFY="seq-4k rand-4k slow-seq-4k slow-rand-4k"
 SEQ="--numjobs=8 --iodepth=32 --iodepth_batch_submit=16"
 RAND="--numjobs=2 --iodepth=32 --rw=randread --bs=4k"
-QD1="--numjobs=1 --iodepth=1 --rw=randread --bs=4k"
+QD1="--numjobs=1 --iodepth=1 --rw=randread --bs=4k${XLAB_QD1_CPUS:+ --cpus_allowed=$XLAB_QD1_CPUS}"
 TIMING="--runtime=$RT --time_based"
 # the CPU-time window: from LEAD s after the job's first I/O, WIN s long (ends 0.3 s before fio)
 LEAD=0.2
