@@ -209,7 +209,7 @@ inner() {
 		esac
 		case $suite in demo) tmo=480 ;; back | back-extra) tmo=1500 ;; hostile-back) tmo=2400 ;; hostile) tmo=1800 ;;
 		# bench under icount: one TCG thread for all vCPUs, a 2 s (virtual) CPU-bound job takes
-		# 40-60 s of wall time, the whole suite ~45 min
+		# 25-40 s of wall time, the whole suite ~30 min
 		bench) [ "$(suite_clock bench)" = icount ] && tmo=3600 || tmo=2400 ;;
 		bench-wall) tmo=1200 ;;
 		lifecycle) tmo=$((600 + 90 * $(xlab_opt detach_cycles 10))) ;;
