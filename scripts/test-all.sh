@@ -6,7 +6,8 @@
 #   deps    scripts/deps.sh: packages and the three kernel trees
 #   unit    make -C tests/unit: userspace unit tests + fuzz corpus replay,
 #           then a short libFuzzer run of each target (make ... fuzz), the
-#           bench report's test and the lab's write checker (test-ackw.sh)
+#           bench report's test, the lab's write checker (test-ackw.sh) and its
+#           expectation helpers (test-expect.sh)
 #   style   make style: checkpatch --strict
 #   matrix  scripts/matrix.sh: W=1 + sparse build against 6.1, 6.12 and sid
 #   lab     tests/lab/run.sh front back demo: Xen under QEMU with our modules
@@ -103,6 +104,7 @@ for s in $stages; do
 			stage fuzz 600 make --no-print-directory -C tests/unit fuzz
 			stage bench-report 120 tests/bench/test-report.sh
 			stage ackw 120 tests/lab/tools/test-ackw.sh
+			stage expect 60 tests/lab/tools/test-expect.sh
 		else
 			skip unit "no tests/unit/Makefile"
 		fi ;;
