@@ -7,7 +7,7 @@
 # rounds; then boot once more on the wall clock (multi-threaded TCG, dom0 and the guest in
 # parallel) for the notifications per request under load; print the tables and the targets
 # ("N passed, N failed"), and write tests/lab/out/bench/{bench.txt,bench.csv,bench.png}.
-# Installs what it needs with apt-get on a fresh Debian 12 (as root); about 50 minutes
+# Installs what it needs with apt-get on a fresh Debian 12 (as root); about 35 minutes
 # (Documentation/bench.rst).
 #
 #   scripts/bench.sh                          (or: make bench)

@@ -20,7 +20,9 @@
 #   write-4k      sequential write 4 KiB as seq-4k; rand-4k-q1 rand-4k with 1 queue (only run
 #                 when XLAB_WORK names them)
 # Phases of the main mode:
-#   core    the six jobs above, XLAB_ROUNDS rounds (default 2)
+#   core    the six jobs above, XLAB_ROUNDS rounds (default 2); qd1 and slow-qd1 go on to
+#           XLAB_QD1_ROUNDS rounds (default 4: at queue depth 1 rounds differ by up to 5 %,
+#           depending on where dom0's share of the work runs)
 #   sweep   seq-512 ... seq-128k but seq-4k (in core), XLAB_SWEEP_ROUNDS rounds (default 1)
 #   dl      the core jobs with every pair's guest disks on mq-deadline ("PAIR@dl"),
 #           XLAB_DL_ROUNDS rounds (default 1)
@@ -31,9 +33,7 @@
 # XLAB_PAIRS (default intree,xblk) may add variants of ours: xblk-b<N> (frontend
 # max_inflight=N), xblk-i<N> (irq_batch=N), xblk-p0 (backend poll_inflight=0), combined as in
 # xblk-b0-i1-p0; a suffix @dl, @ky or @bfq runs that pair with the guest's disks on mq-deadline,
-# kyber or bfq (default: none). XLAB_WORK=a,b limits the jobs (names as above). XLAB_QD1_CPUS=N
-# pins the qd1 jobs' fio to vCPU N (default: not pinned, as the issue has it; where the
-# scheduler puts that one process is most of the round-to-round spread of qd1).
+# kyber or bfq (default: none). XLAB_WORK=a,b limits the jobs (names as above).
 #
 # One line per job:  XLAB-BENCH round=R clock=C set=S pair=P work=W key=value...
 # with fio's IOPS, KiB/s and latencies, the guest disk's and the backend's counters, and the CPU
@@ -50,6 +50,7 @@ SLOW_NSEC=${XLAB_SLOW_NSEC:-1000000}
 ROUNDS=${XLAB_ROUNDS:-2}
 SWEEP_ROUNDS=${XLAB_SWEEP_ROUNDS:-1}
 DL_ROUNDS=${XLAB_DL_ROUNDS:-1}
+QD1_ROUNDS=${XLAB_QD1_ROUNDS:-4}
 NATIVE_ROUNDS=${XLAB_NATIVE_ROUNDS:-1}
 PAIRS=${XLAB_PAIRS:-intree,xblk}
 CORE="seq-4k rand-4k qd1 slow-seq-4k slow-rand-4k slow-qd1"
@@ -58,7 +59,7 @@ EXTRA="write-4k rand-4k-q1"
 NOTIFY="seq-4k rand-4k slow-seq-4k slow-rand-4k"
 SEQ="--numjobs=8 --iodepth=32 --iodepth_batch_submit=16"
 RAND="--numjobs=2 --iodepth=32 --rw=randread --bs=4k"
-QD1="--numjobs=1 --iodepth=1 --rw=randread --bs=4k${XLAB_QD1_CPUS:+ --cpus_allowed=$XLAB_QD1_CPUS}"
+QD1="--numjobs=1 --iodepth=1 --rw=randread --bs=4k"
 TIMING="--runtime=$RT --time_based"
 # the CPU-time window: from LEAD s after the job's first I/O, WIN s long (ends 0.3 s before fio)
 LEAD=0.2
@@ -413,15 +414,16 @@ c_pair() {
 	case_note "$n jobs"
 }
 
-# phase NAME ROUNDS NATIVE PAIRS JOBS: ROUNDS rounds of JOBS (space separated) through every
-# pair of PAIRS (comma separated), in alternating order; native first in the first NATIVE rounds
+# phase NAME FIRST LAST NATIVE PAIRS JOBS: rounds FIRST to LAST of JOBS (space separated)
+# through every pair of PAIRS (comma separated), in alternating order; native first in rounds
+# up to NATIVE
 phase() {
-	local name=$1 rounds=$2 native=$3 r i
+	local name=$1 first=$2 rounds=$3 native=$4 r i
 	local -a p jobs
-	IFS=, read -r -a p <<< "$4"
-	read -r -a jobs <<< "$5"
+	IFS=, read -r -a p <<< "$5"
+	read -r -a jobs <<< "$6"
 	[ ${#jobs[@]} = 0 ] && return 0
-	for ((r = 1; r <= rounds; r++)); do
+	for ((r = first; r <= rounds; r++)); do
 		[ "$r" -le "$native" ] && run_case "$name$r-native" c_native "$r" "${jobs[@]}"
 		if [ $((r % 2)) = 0 ]; then
 			for ((i = ${#p[@]} - 1; i >= 0; i--)); do run_case "$name$r-${p[i]}" c_pair "$r" "${p[i]}" "${jobs[@]}"; done
@@ -441,15 +443,17 @@ dl_pairs() {
 
 if suite_begin && bench_setup; then
 	log "bench: clock $CLOCK, mode $MODE, runtime ${RT}s, CPU window ${LEAD}s + ${WIN}s, pairs $PAIRS," \
-		"rounds: core $ROUNDS, sweep $SWEEP_ROUNDS, dl $DL_ROUNDS, native $NATIVE_ROUNDS"
+		"rounds: core $ROUNDS (qd1 $QD1_ROUNDS), sweep $SWEEP_ROUNDS, dl $DL_ROUNDS, native $NATIVE_ROUNDS"
 	echo "XLAB-BENCH-INFO clock=$CLOCK set=$MODE runtime=$RT slow_nsec=$SLOW_NSEC" \
 		"$(tr '\n' ' ' < /lab/build-info 2>/dev/null)"
 	if [ "$MODE" = notify ]; then
-		phase n 1 0 "$PAIRS" "$(notify_work | tr '\n' ' ')"
+		phase n 1 1 0 "$PAIRS" "$(notify_work | tr '\n' ' ')"
 	else
-		phase r "$ROUNDS" "$NATIVE_ROUNDS" "$PAIRS" "$(core_work | tr '\n' ' ')"
-		phase sweep "$SWEEP_ROUNDS" "$NATIVE_ROUNDS" "$PAIRS" "$(sweep_work | tr '\n' ' ')"
-		phase dl "$DL_ROUNDS" 0 "$(dl_pairs)" "$(core_work | tr '\n' ' ')"
+		phase r 1 "$ROUNDS" "$NATIVE_ROUNDS" "$PAIRS" "$(core_work | tr '\n' ' ')"
+		phase r $((ROUNDS + 1)) "$QD1_ROUNDS" "$NATIVE_ROUNDS" "$PAIRS" \
+			"$(core_work | grep -x -e qd1 -e slow-qd1 | tr '\n' ' ')"
+		phase sweep 1 "$SWEEP_ROUNDS" "$NATIVE_ROUNDS" "$PAIRS" "$(sweep_work | tr '\n' ' ')"
+		phase dl 1 "$DL_ROUNDS" 0 "$(dl_pairs)" "$(core_work | tr '\n' ' ')"
 	fi
 else
 	case_begin setup; case_fail "suite setup failed"; case_end
