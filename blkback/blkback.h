@@ -64,6 +64,7 @@ struct xbb_params {
 
 void xbb_params_get(struct xbb_params *p);
 extern bool xbb_poll_inflight;
+extern bool xbb_irq_follow;
 extern unsigned int xbb_fail_map;
 
 /* ------------------------------------------------------------------ */
@@ -411,6 +412,8 @@ enum xbb_thread_life {
  * @deferred: req_event was left unarmed because requests are in flight:
  *	their completions wake us to look at the ring (poll_inflight)
  * @took_since_eoi: requests were taken since the last late EOI
+ * @irq_cpu: the CPU the event channel was last bound to, -1 for Xen's default
+ * @irq_moved: when it was (it follows the thread at most once a second)
  * @life: where the thread is in its life (a thread that died on the way
  *	stays XBB_THREAD_RUNNING)
  * @rsp_pushed: rsp_prod_pvt when responses were last pushed
@@ -446,6 +449,8 @@ struct xbb_ring {
 	bool deferred;
 	bool took_since_eoi;
 	enum xbb_thread_life life;
+	int irq_cpu;
+	unsigned long irq_moved;
 	struct list_head retry;
 	unsigned long backoff;
 	unsigned long retry_at;
@@ -478,13 +483,13 @@ void xbb_ring_limits(struct xbb_ring *ring, struct xblk_req_limits *lim);
  * struct xbb_dev - one backend device (xenbus "vbd")
  * @xdev: the xenbus device
  * @domid: frontend domain
+ * @devid: the vbd's device id (the last element of its xenstore path)
  * @name: "d<domid>/<disk>" for messages
- * @rs: rate limit of per-request messages the guest can trigger
- * @rs_missed: messages @rs suppressed since the last one printed
+ * @rs: rate limit of per-request messages the guest can trigger (log.c);
+ *	  its missed count is what it suppressed since the last one printed
  * @rs_state: rate limit of connection-level messages the guest can trigger
  *	  (ring stopped, fatal errors, connected), kept apart from @rs so that
  *	  a flood of refused requests cannot hide them
- * @rs_state_missed: messages @rs_state suppressed since the last one printed
  * @lock: serialises the state machine: frontend changes, the hotplug
  *	  watch, resize and remove.  Protects every field below up to
  *	  @rings_lock, and the rings' setup and teardown.
@@ -514,11 +519,10 @@ void xbb_ring_limits(struct xbb_ring *ring, struct xblk_req_limits *lim);
 struct xbb_dev {
 	struct xenbus_device *xdev;
 	domid_t domid;
+	u32 devid;
 	char name[32];
 	struct ratelimit_state rs;
-	atomic_t rs_missed;
 	struct ratelimit_state rs_state;
-	atomic_t rs_state_missed;
 
 	/* See @lock above. */
 	struct mutex lock;
@@ -543,13 +547,19 @@ struct xbb_dev {
 	struct work_struct teardown_work;
 };
 
+int xbb_xenbus_init(void);
+void xbb_xenbus_exit(void);
+
+/* ------------------------------------------------------------------ */
+/* Messages (log.c).                                                   */
+
+void xbb_log_init(struct xbb_dev *be);
+bool xbb_ratelimit(struct xbb_dev *be, struct ratelimit_state *rs);
 __printf(2, 3) void xbb_warn_rl(struct xbb_dev *be, const char *fmt, ...);
 __printf(2, 3) void xbb_warn_state(struct xbb_dev *be, const char *fmt, ...);
 __printf(2, 3) void xbb_info_state(struct xbb_dev *be, const char *fmt, ...);
 __printf(2, 3) void xbb_warn(struct xbb_dev *be, const char *fmt, ...);
 __printf(2, 3) void xbb_info(struct xbb_dev *be, const char *fmt, ...);
-int xbb_xenbus_init(void);
-void xbb_xenbus_exit(void);
 
 /* ------------------------------------------------------------------ */
 /* sysfs (sysfs.c).                                                    */

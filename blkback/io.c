@@ -26,6 +26,7 @@
 #include <linux/slab.h>
 
 #include "blkback.h"
+#include "trace.h"
 
 /**
  * xbb_req_setup() - fill a request slot from a validated request
@@ -152,6 +153,7 @@ static void xbb_bio_end_io(struct bio *bio)
 {
 	struct xbb_req *xr = bio->bi_private;
 
+	trace_xblkback_bio_end(xr, blk_status_to_errno(bio->bi_status));
 	if (bio->bi_status)
 		WRITE_ONCE(xr->status,
 			   bio->bi_status == BLK_STS_NOTSUPP &&
@@ -298,10 +300,13 @@ static void xbb_submit(struct xbb_ring *ring, struct xbb_req *xr)
 	case BLKIF_OP_DISCARD:
 		xbb_stat_inc(&ring->stats.ds_req);
 		xbb_stat_add(&ring->stats.ds_sect, xr->nr_sectors);
+		trace_xblkback_bio_submit(ring, xr, xr->secure ?
+					  XBB_TRACE_SECURE : XBB_TRACE_DISCARD);
 		xbb_submit_discard(xr);
 		return;
 	case BLKIF_OP_FLUSH_DISKCACHE:
 		if (!xr->nr_segs) {
+			trace_xblkback_bio_submit(ring, xr, XBB_TRACE_FLUSH);
 			xbb_submit_flush(xr);
 			return;
 		}
@@ -314,6 +319,8 @@ static void xbb_submit(struct xbb_ring *ring, struct xbb_req *xr)
 		xbb_stat_inc(&ring->stats.rd_req);
 		xbb_stat_add(&ring->stats.rd_sect, xr->nr_sectors);
 	}
+	trace_xblkback_bio_submit(ring, xr, xr->write ? XBB_TRACE_WRITE :
+				  XBB_TRACE_READ);
 	xbb_submit_data(xr);
 }
 

@@ -24,35 +24,21 @@ static unsigned int xbb_max_pgrants = 1056;
 static unsigned int xbb_max_inflight_pages = 4096;
 /* The exceptions: read by the ring threads as they go, safe to change. */
 bool xbb_poll_inflight = true;
+bool xbb_irq_follow = true;
 /* Test knob: fault injection of grant setups that fail for now. */
 unsigned int xbb_fail_map;
 
-/* Parse @val into the unsigned int behind @kp if it lies in [@min, @max]. */
-static int xbb_param_store_uint(const char *val, const struct kernel_param *kp,
-				unsigned int min, unsigned int max)
-{
-	unsigned int v;
-	int err;
-
-	err = kstrtouint(val, 0, &v);
-	if (err)
-		return err;
-	if (v < min || v > max)
-		return -EINVAL;
-	*(unsigned int *)kp->arg = v;
-	return 0;
-}
-
 static int xbb_set_max_queues(const char *val, const struct kernel_param *kp)
 {
-	return xbb_param_store_uint(val, kp, 0, XBLK_MAX_QUEUES);
+	return param_set_uint_minmax(val, kp, 0, XBLK_MAX_QUEUES);
 }
 
 static int xbb_set_ring_order(const char *val, const struct kernel_param *kp)
 {
-	return xbb_param_store_uint(val, kp, 0, XBLK_MAX_RING_ORDER);
+	return param_set_uint_minmax(val, kp, 0, XBLK_MAX_RING_ORDER);
 }
 
+/* Not one range (0, or 12..4096): its own check, as strict as the others. */
 static int xbb_set_indirect(const char *val, const struct kernel_param *kp)
 {
 	unsigned int v;
@@ -71,17 +57,17 @@ static int xbb_set_indirect(const char *val, const struct kernel_param *kp)
 
 static int xbb_set_pgrants(const char *val, const struct kernel_param *kp)
 {
-	return xbb_param_store_uint(val, kp, 0, 1U << 16);
+	return param_set_uint_minmax(val, kp, 0, 1U << 16);
 }
 
 static int xbb_set_inflight(const char *val, const struct kernel_param *kp)
 {
-	return xbb_param_store_uint(val, kp, 64, 1U << 18);
+	return param_set_uint_minmax(val, kp, 64, 1U << 18);
 }
 
 static int xbb_set_fail_map(const char *val, const struct kernel_param *kp)
 {
-	return xbb_param_store_uint(val, kp, 0, 1000000);
+	return param_set_uint_minmax(val, kp, 0, 1000000);
 }
 
 static const struct kernel_param_ops xbb_max_queues_ops = {
@@ -136,6 +122,9 @@ module_param_cb(max_inflight_pages, &xbb_inflight_ops, &xbb_max_inflight_pages,
 		0444);
 MODULE_PARM_DESC(max_inflight_pages,
 		 "Pages mapped for requests in flight per ring, 64..262144, raised to one largest request (default 4096 = 16 MiB)");
+module_param_named(irq_follow, xbb_irq_follow, bool, 0644);
+MODULE_PARM_DESC(irq_follow,
+		 "Move a ring's event channel to the CPU its thread runs on (at most once a second), so that an event wakes the thread where it is; writable at runtime (default Y)");
 module_param_named(poll_inflight, xbb_poll_inflight, bool, 0644);
 MODULE_PARM_DESC(poll_inflight,
 		 "While a ring has requests in flight, look for new ones when they complete (at the latest a jiffy later) instead of asking the frontend for an event; writable at runtime (default Y)");
@@ -180,3 +169,4 @@ module_exit(xbb_exit);
 
 MODULE_DESCRIPTION("Xen PV block backend (xblk)");
 MODULE_LICENSE("GPL");
+MODULE_ALIAS("xen-backend:vbd");

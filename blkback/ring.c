@@ -48,6 +48,8 @@
 #include <xen/xenbus.h>
 
 #include "blkback.h"
+#define CREATE_TRACE_POINTS
+#include "trace.h"
 
 /* Idle time after which the free page cache is emptied. */
 #define XBB_IDLE_TIMEOUT	(5 * HZ)
@@ -148,9 +150,10 @@ void xbb_ring_respond(struct xbb_ring *ring, u64 id, u8 op, s16 status)
 /* Publish the responses written so far; notify the frontend if it asked. */
 static void xbb_ring_push(struct xbb_ring *ring)
 {
+	unsigned int batch = ring->br.native.rsp_prod_pvt - ring->rsp_pushed;
 	int notify;
 
-	if (ring->br.native.rsp_prod_pvt == ring->rsp_pushed)
+	if (!batch)
 		return;
 	ring->rsp_pushed = ring->br.native.rsp_prod_pvt;
 	RING_PUSH_RESPONSES_AND_CHECK_NOTIFY(&ring->br.native, notify);
@@ -158,6 +161,7 @@ static void xbb_ring_push(struct xbb_ring *ring)
 		notify_remote_via_irq(ring->irq);
 		xbb_stat_inc(&ring->stats.notify_out);
 	}
+	trace_xblkback_respond(ring, batch, notify);
 }
 
 static void xbb_ring_reject(struct xbb_ring *ring,
@@ -273,7 +277,7 @@ static bool xbb_ring_consume(struct xbb_ring *ring)
 {
 	struct blkif_back_ring *br = &ring->br.native;
 	struct xblk_req_limits lim;
-	unsigned int nr = 0, put_off = 0;
+	unsigned int nr = 0, put_off = 0, taken = 0, rejected = 0;
 	struct list_head *pos;
 	LIST_HEAD(pass);
 	RING_IDX rc, rp;
@@ -314,6 +318,8 @@ static bool xbb_ring_consume(struct xbb_ring *ring)
 		if (err) {
 			br->req_cons = ++rc;
 			xbb_ring_reject(ring, &req, err);
+			taken++;
+			rejected++;
 			took = true;
 			continue;
 		}
@@ -325,6 +331,7 @@ static bool xbb_ring_consume(struct xbb_ring *ring)
 		}
 		br->req_cons = ++rc;
 		list_add_tail(&xr->node, &pass);
+		taken++;
 		took = true;
 	}
 
@@ -336,8 +343,12 @@ out_dispatch:
 		if (put_off)
 			ring->starved = true;
 	}
-	if (took)
+	if (took) {
 		xbb_stat_inc(&ring->stats.passes);
+		/* The pass: requests off the ring, then those put off before. */
+		trace_xblkback_consume(ring, taken, rejected,
+				       nr - (taken - rejected));
+	}
 	if (ring->starved) {
 		/* The delay grows only while nothing at all can be set up. */
 		ring->blocked = true;
@@ -361,9 +372,28 @@ static void xbb_ring_check_size(struct xbb_ring *ring)
 		schedule_work(&be->resize_work);
 }
 
+/*
+ * Let the event channel follow the thread: an event delivered to another
+ * CPU than the one the thread runs on costs a wake-up there and an IPI
+ * back.  At most once a second: rebinding is a hypercall, and a thread
+ * that the scheduler moves around must not take one per round.
+ */
+static void xbb_ring_follow(struct xbb_ring *ring)
+{
+	int cpu = raw_smp_processor_id();
+
+	if (!READ_ONCE(xbb_irq_follow) || cpu == ring->irq_cpu ||
+	    time_before(jiffies, ring->irq_moved))
+		return;
+	ring->irq_moved = jiffies + HZ;
+	if (!irq_set_affinity(ring->irq, cpumask_of(cpu)))
+		ring->irq_cpu = cpu;
+}
+
 static void xbb_ring_round(struct xbb_ring *ring, bool timed_out)
 {
 	bool event = test_and_clear_bit(XBB_RING_EVENT, &ring->flags);
+	unsigned int reaped;
 	bool took;
 	int more = 0;
 
@@ -374,11 +404,19 @@ static void xbb_ring_round(struct xbb_ring *ring, bool timed_out)
 	if (took && ring->idle_round && !event)
 		xbb_warn_rl(ring->be, "ring %u: found requests published without an event",
 			    ring->index);
-	xbb_io_reap(ring);
+	reaped = xbb_io_reap(ring);
 	xbb_ring_push(ring);
 
 	ring->deferred = false;
-	if (!ring->blocked && !ring->halted) {
+	if (ring->blocked && !ring->starved && reaped) {
+		/*
+		 * Completions reaped after the pass gave budget back: take
+		 * what waits now.  No completion and no event would come for
+		 * it (req_event is not re-armed while blocked): a well-behaved
+		 * frontend on a fast disk waited 5 s per request in the lab.
+		 */
+		ring->more = true;
+	} else if (!ring->blocked && !ring->halted) {
 		if (ring->inflight && !timed_out && READ_ONCE(xbb_poll_inflight)) {
 			more = RING_HAS_UNCONSUMED_REQUESTS(&ring->br.native);
 			ring->deferred = !more;
@@ -404,6 +442,7 @@ static void xbb_ring_round(struct xbb_ring *ring, bool timed_out)
 		xen_irq_lateeoi(ring->irq, ring->took_since_eoi ? 0 :
 				XEN_EOI_FLAG_SPURIOUS);
 		ring->took_since_eoi = false;
+		xbb_ring_follow(ring);
 	}
 }
 
@@ -458,6 +497,7 @@ static void xbb_ring_idle_check(struct xbb_ring *ring)
 			    ring->index, rsp_prod, rsp_event);
 		notify_remote_via_irq(ring->irq);
 		xbb_stat_inc(&ring->stats.notify_out);
+		trace_xblkback_respond(ring, 0, true);
 	}
 }
 
@@ -501,52 +541,36 @@ static int xbb_ring_thread(void *arg)
 	return 0;
 }
 
-/**
- * xbb_ring_map() - map a frontend's ring and bind its event channel
- * @ring: ring with @be and @index set, otherwise zeroed
- * @grefs: grant references of the ring pages (1 << @order of them)
- * @order: log2 of the number of pages, within what we advertised
- * @evtchn: the frontend's event channel
- *
- * Attaches at the ring's current indexes, so a ring that a previous backend
- * left with answered requests is picked up where it stopped.
- *
- * Context: process context, under xbb_dev.lock.
- * Return: 0 or a negative errno (already reported for mapping failures).
- */
-int xbb_ring_map(struct xbb_ring *ring, const grant_ref_t *grefs,
-		 unsigned int order, evtchn_port_t evtchn)
+/* What every connection starts a ring with, before anything is mapped. */
+static void xbb_ring_init(struct xbb_ring *ring)
 {
 	struct xbb_dev *be = ring->be;
-	unsigned int size = XEN_PAGE_SIZE << order;
-	grant_ref_t refs[1U << XBLK_MAX_RING_ORDER];
-	struct blkif_sring *sring;
-	RING_IDX req_prod, rsp_prod;
-	unsigned int i, nr;
-	int err;
 
-	lockdep_assert_held(&be->lock);
 	init_waitqueue_head(&ring->wq);
 	init_llist_head(&ring->done);
 	INIT_LIST_HEAD(&ring->free_reqs);
 	INIT_LIST_HEAD(&ring->retry);
 	ring->backoff = 0;
+	ring->irq_cpu = -1;
+	ring->irq_moved = jiffies;
 	ring->max_pgrants = be->persistent ? be->params.max_pgrants : 0;
 	/* Always room for one largest request: 4096 segments + 8 pages. */
 	ring->max_pages = max(be->params.max_inflight_pages,
 			      be->params.max_indirect_segs +
 			      BLKIF_MAX_INDIRECT_PAGES_PER_REQUEST);
+}
 
-	err = xbb_gnt_init(ring, XBB_BATCH);
-	if (err)
-		return err;
+/*
+ * Attach to the mapped shared ring in the frontend's layout, at its
+ * current indexes, which must be sane: a frontend chose them.
+ */
+static int xbb_ring_attach(struct xbb_ring *ring, unsigned int order)
+{
+	struct xbb_dev *be = ring->be;
+	unsigned int size = XEN_PAGE_SIZE << order;
+	struct blkif_sring *sring = ring->sring;
+	RING_IDX req_prod, rsp_prod;
 
-	memcpy(refs, grefs, sizeof(*grefs) << order);
-	err = xenbus_map_ring_valloc(be->xdev, refs, 1U << order,
-				     &ring->sring);
-	if (err)
-		goto out_gnt;
-	sring = ring->sring;
 	rsp_prod = READ_ONCE(sring->rsp_prod);
 	req_prod = READ_ONCE(sring->req_prod);
 
@@ -566,25 +590,70 @@ int xbb_ring_map(struct xbb_ring *ring, const grant_ref_t *grefs,
 		break;
 	}
 	ring->rsp_pushed = rsp_prod;
-	nr = RING_SIZE(&ring->br.native);
-	if (!xblk_req_prod_sane(req_prod, rsp_prod, rsp_prod, nr)) {
+	if (!xblk_req_prod_sane(req_prod, rsp_prod, rsp_prod,
+				RING_SIZE(&ring->br.native))) {
 		xbb_warn_state(be, "ring %u: bad indexes (req_prod %u, rsp_prod %u)",
 			       ring->index, req_prod, rsp_prod);
-		err = -EIO;
-		goto out_unmap;
+		return -EIO;
 	}
+	return 0;
+}
+
+/* One request slot per ring slot, all free. */
+static int xbb_ring_alloc_reqs(struct xbb_ring *ring)
+{
+	unsigned int i, nr = RING_SIZE(&ring->br.native);
 
 	ring->reqs = kvcalloc(nr, sizeof(*ring->reqs), GFP_KERNEL);
-	if (!ring->reqs) {
-		err = -ENOMEM;
-		goto out_unmap;
-	}
+	if (!ring->reqs)
+		return -ENOMEM;
 	for (i = 0; i < nr; i++) {
 		ring->reqs[i].ring = ring;
 		ring->reqs[i].segs = ring->reqs[i].inline_segs;
 		ring->reqs[i].gnts = ring->reqs[i].inline_gnts;
 		list_add_tail(&ring->reqs[i].node, &ring->free_reqs);
 	}
+	return 0;
+}
+
+/**
+ * xbb_ring_map() - map a frontend's ring and bind its event channel
+ * @ring: ring with @be and @index set, otherwise zeroed
+ * @grefs: grant references of the ring pages (1 << @order of them)
+ * @order: log2 of the number of pages, within what we advertised
+ * @evtchn: the frontend's event channel
+ *
+ * Attaches at the ring's current indexes, so a ring that a previous backend
+ * left with answered requests is picked up where it stopped.
+ *
+ * Context: process context, under xbb_dev.lock.
+ * Return: 0 or a negative errno (already reported for mapping failures).
+ */
+int xbb_ring_map(struct xbb_ring *ring, const grant_ref_t *grefs,
+		 unsigned int order, evtchn_port_t evtchn)
+{
+	struct xbb_dev *be = ring->be;
+	grant_ref_t refs[1U << XBLK_MAX_RING_ORDER];
+	int err;
+
+	lockdep_assert_held(&be->lock);
+	xbb_ring_init(ring);
+
+	err = xbb_gnt_init(ring, XBB_BATCH);
+	if (err)
+		return err;
+
+	memcpy(refs, grefs, sizeof(*grefs) << order);
+	err = xenbus_map_ring_valloc(be->xdev, refs, 1U << order,
+				     &ring->sring);
+	if (err)
+		goto out_gnt;
+	err = xbb_ring_attach(ring, order);
+	if (err)
+		goto out_unmap;
+	err = xbb_ring_alloc_reqs(ring);
+	if (err)
+		goto out_unmap;
 
 	err = bind_interdomain_evtchn_to_irqhandler_lateeoi(be->xdev, evtchn,
 							    xbb_ring_interrupt,

@@ -85,6 +85,21 @@ static ssize_t persistent_grants_show(struct device *d,
 }
 static DEVICE_ATTR_RO(persistent_grants);
 
+/* Requests taken off the rings and not yet answered (a level). */
+static ssize_t inflight_show(struct device *d, struct device_attribute *a,
+			     char *buf)
+{
+	struct xbb_dev *be = xbb_from_dev(d);
+	unsigned int i, sum = 0;
+
+	spin_lock(&be->rings_lock);
+	for (i = 0; i < be->nr_rings; i++)
+		sum += READ_ONCE(be->rings[i].inflight);
+	spin_unlock(&be->rings_lock);
+	return sysfs_emit(buf, "%u\n", sum);
+}
+static DEVICE_ATTR_RO(inflight);
+
 static struct attribute *xbb_stat_attrs[] = {
 	&dev_attr_rd_req.attr.attr,
 	&dev_attr_wr_req.attr.attr,
@@ -106,6 +121,7 @@ static struct attribute *xbb_stat_attrs[] = {
 	&dev_attr_pgnt_evict.attr.attr,
 	&dev_attr_passes.attr.attr,
 	&dev_attr_persistent_grants.attr,
+	&dev_attr_inflight.attr,
 	NULL
 };
 

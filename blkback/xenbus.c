@@ -34,134 +34,6 @@
 #include "blkback.h"
 
 /* ------------------------------------------------------------------ */
-/* Messages, prefixed with the domain and disk ("d3/xvda").            */
-
-static void xbb_vprintk(struct xbb_dev *be, const char *level,
-			const char *fmt, va_list *args)
-{
-	struct va_format vaf = { .fmt = fmt, .va = args };
-
-	dev_printk(level, &be->xdev->dev, "%s: %pV\n", be->name, &vaf);
-}
-
-/*
- * Whether a message the guest can provoke may be printed now; if so, first
- * say how many were suppressed before it, naming the device (the generic
- * "callbacks suppressed" line of the ratelimit code would not).
- */
-static bool xbb_ratelimit(struct xbb_dev *be, struct ratelimit_state *rs,
-			  atomic_t *missed)
-{
-	int n;
-
-	if (!__ratelimit(rs)) {
-		atomic_inc(missed);
-		return false;
-	}
-	n = atomic_xchg(missed, 0);
-	if (n)
-		dev_warn(&be->xdev->dev, "%s: %d messages suppressed\n",
-			 be->name, n);
-	return true;
-}
-
-/**
- * xbb_warn_rl() - warn about a request the guest sent
- * @be: device
- * @fmt: printf format, without the trailing newline
- *
- * Rate limited per device, so that one guest cannot flood dom0's log nor
- * hide another's messages.
- *
- * Context: any.
- */
-void xbb_warn_rl(struct xbb_dev *be, const char *fmt, ...)
-{
-	va_list args;
-
-	if (!xbb_ratelimit(be, &be->rs, &be->rs_missed))
-		return;
-	va_start(args, fmt);
-	xbb_vprintk(be, KERN_WARNING, fmt, &args);
-	va_end(args);
-}
-
-/**
- * xbb_warn_state() - warn about a connection-level event the guest provoked
- * @be: device
- * @fmt: printf format, without the trailing newline
- *
- * For what happens once per connection (a ring stopped, bad ring indexes,
- * an ignored state): rate limited too, since a guest can reconnect in a
- * loop, but apart from xbb_warn_rl() so that refused requests cannot hide
- * these lines.
- *
- * Context: any.
- */
-void xbb_warn_state(struct xbb_dev *be, const char *fmt, ...)
-{
-	va_list args;
-
-	if (!xbb_ratelimit(be, &be->rs_state, &be->rs_state_missed))
-		return;
-	va_start(args, fmt);
-	xbb_vprintk(be, KERN_WARNING, fmt, &args);
-	va_end(args);
-}
-
-/**
- * xbb_info_state() - report a state change the guest drove
- * @be: device
- * @fmt: printf format, without the trailing newline
- *
- * As xbb_warn_state(), at KERN_INFO (e.g. "connected").
- *
- * Context: any.
- */
-void xbb_info_state(struct xbb_dev *be, const char *fmt, ...)
-{
-	va_list args;
-
-	if (!xbb_ratelimit(be, &be->rs_state, &be->rs_state_missed))
-		return;
-	va_start(args, fmt);
-	xbb_vprintk(be, KERN_INFO, fmt, &args);
-	va_end(args);
-}
-
-/**
- * xbb_warn() - warn about something only dom0 can provoke
- * @be: device
- * @fmt: printf format, without the trailing newline
- *
- * Context: any.
- */
-void xbb_warn(struct xbb_dev *be, const char *fmt, ...)
-{
-	va_list args;
-
-	va_start(args, fmt);
-	xbb_vprintk(be, KERN_WARNING, fmt, &args);
-	va_end(args);
-}
-
-/**
- * xbb_info() - report a state change of the device
- * @be: device
- * @fmt: printf format, without the trailing newline
- *
- * Context: any.
- */
-void xbb_info(struct xbb_dev *be, const char *fmt, ...)
-{
-	va_list args;
-
-	va_start(args, fmt);
-	xbb_vprintk(be, KERN_INFO, fmt, &args);
-	va_end(args);
-}
-
-/* ------------------------------------------------------------------ */
 /* Keys: read with xblk_xs_read*(), written with xblk_xs_transact().   */
 
 /*
@@ -174,7 +46,7 @@ void xbb_fatal(struct xbb_dev *be, int err, const char *fmt, ...)
 	struct va_format vaf;
 	va_list args;
 
-	if (!xbb_ratelimit(be, &be->rs_state, &be->rs_state_missed)) {
+	if (!xbb_ratelimit(be, &be->rs_state)) {
 		xenbus_switch_state(be->xdev, XenbusStateClosing);
 		return;
 	}
@@ -440,22 +312,12 @@ static int xbb_map_one(struct xbb_dev *be, struct xbb_ring *ring,
 	return err;
 }
 
-/*
- * Read what the frontend asks for (protocol, queues, ring size, persistent
- * grants) and map its rings.
- */
-static int xbb_map_rings(struct xbb_dev *be)
+/* The frontend's request layout, from its "protocol" key (absent: native). */
+static int xbb_read_protocol(struct xbb_dev *be)
 {
-	struct xenbus_device *dev = be->xdev;
-	const char *fe = dev->otherend;
-	struct xblk_fe_ring fr;
-	struct xbb_ring *rings;
-	const char *bad_key;
-	unsigned int i;
-	char *proto, want[32];
+	const char *fe = be->xdev->otherend;
+	char *proto;
 	int err;
-
-	lockdep_assert_held(&be->lock);
 
 	proto = xblk_xs_read_str(fe, XBLK_KEY_PROTOCOL);
 	err = PTR_ERR_OR_ZERO(proto);
@@ -467,19 +329,52 @@ static int xbb_map_rings(struct xbb_dev *be)
 	kfree(proto);
 	if (err)
 		goto out_bad_proto;
+	return 0;
+
+out_bad_proto:
+	xbb_fatal_key(be, err, fe, XBLK_KEY_PROTOCOL,
+		      XBLK_PROTO_X86_32 " or " XBLK_PROTO_X86_64);
+	return err;
+}
+
+/* Report a bad ring key (xblk_parse_fe_ring()) with what we would take. */
+static void xbb_fatal_ring_key(struct xbb_dev *be, int err, const char *bad_key)
+{
+	char want[32];
+
+	if (!strcmp(bad_key, XBLK_KEY_NR_QUEUES))
+		snprintf(want, sizeof(want), "1..%u", be->params.max_queues);
+	else if (!strcmp(bad_key, XBLK_KEY_RING_ORDER))
+		snprintf(want, sizeof(want), "0..%u",
+			 be->params.max_ring_order);
+	else
+		strscpy(want, "0 or 1", sizeof(want));
+	xbb_fatal_key(be, err, be->xdev->otherend, bad_key, want);
+}
+
+/*
+ * Read what the frontend asks for (protocol, queues, ring size, persistent
+ * grants) and map its rings.
+ */
+static int xbb_map_rings(struct xbb_dev *be)
+{
+	const char *fe = be->xdev->otherend;
+	struct xblk_fe_ring fr;
+	struct xbb_ring *rings;
+	const char *bad_key;
+	unsigned int i;
+	int err;
+
+	lockdep_assert_held(&be->lock);
+
+	err = xbb_read_protocol(be);
+	if (err)
+		return err;
 
 	err = xblk_parse_fe_ring(xblk_xs_read, (void *)fe, be->params.max_queues,
 				 be->params.max_ring_order, &fr, &bad_key);
 	if (err) {
-		if (!strcmp(bad_key, XBLK_KEY_NR_QUEUES))
-			snprintf(want, sizeof(want), "1..%u",
-				 be->params.max_queues);
-		else if (!strcmp(bad_key, XBLK_KEY_RING_ORDER))
-			snprintf(want, sizeof(want), "0..%u",
-				 be->params.max_ring_order);
-		else
-			strscpy(want, "0 or 1", sizeof(want));
-		xbb_fatal_key(be, err, fe, bad_key, want);
+		xbb_fatal_ring_key(be, err, bad_key);
 		return err;
 	}
 	be->ring_order = fr.ring_order;
@@ -512,10 +407,6 @@ out_unmap:
 	while (i--)
 		xbb_ring_unmap(&rings[i]);
 	kfree(rings);
-	return err;
-out_bad_proto:
-	xbb_fatal_key(be, err, fe, XBLK_KEY_PROTOCOL,
-		      XBLK_PROTO_X86_32 " or " XBLK_PROTO_X86_64);
 	return err;
 }
 
@@ -614,31 +505,73 @@ static int xbb_check_physdev_path(struct xbb_dev *be, dev_t devt)
 	return err;
 }
 
+/*
+ * Our "physical-device" key as a dev_t.  Return: 0; -ENOENT while the
+ * hotplug script has not written it (the watch fires at once, before it
+ * does); another negative errno when it is unreadable or malformed, which
+ * is reported.
+ */
+static int xbb_read_physdev(struct xbb_dev *be, dev_t *devt)
+{
+	struct xenbus_device *dev = be->xdev;
+	char *phys;
+	int err;
+
+	phys = xblk_xs_read_str(dev->nodename, "physical-device");
+	if (PTR_ERR(phys) == -ENOENT)
+		return -ENOENT;
+	if (IS_ERR(phys)) {
+		xenbus_dev_fatal(dev, PTR_ERR(phys), "reading physical-device");
+		return PTR_ERR(phys);
+	}
+	err = xbb_parse_physdev(phys, devt);
+	if (err)
+		xenbus_dev_fatal(dev, err, "parsing physical-device \"%s\"",
+				 phys);
+	kfree(phys);
+	return err;
+}
+
+/*
+ * Open the backing device @devt in @mode (the toolstack's "mode": 'w' to
+ * write, '!' to share it), a CD-ROM if the frontend says so.  Failures are
+ * reported.
+ */
+static int xbb_open_physdev(struct xbb_dev *be, dev_t devt, const char *mode)
+{
+	struct xenbus_device *dev = be->xdev;
+	bool cdrom = false;
+	char *type;
+	int err;
+
+	type = xblk_xs_read_str(dev->otherend, "device-type");
+	if (!IS_ERR(type)) {
+		cdrom = !strcmp(type, "cdrom");
+		kfree(type);
+	}
+
+	err = xbb_check_physdev_path(be, devt);
+	if (!err)
+		err = xbb_vbd_open(be, devt, !strchr(mode, 'w'),
+				   !!strchr(mode, '!'), cdrom);
+	if (err)
+		xenbus_dev_fatal(dev, err, "opening device %u:%u%s",
+				 MAJOR(devt), MINOR(devt),
+				 err == -EBUSY ? " (in use by another holder)" :
+				 "");
+	return err;
+}
+
 static void xbb_hotplug_changed(struct xenbus_watch *watch, const char *path,
 				const char *token)
 {
 	struct xbb_dev *be = container_of(watch, struct xbb_dev, hp_watch);
 	struct xenbus_device *dev = be->xdev;
-	char *phys, *mode = NULL, *type;
-	bool cdrom = false;
+	char *mode = NULL;
 	dev_t devt;
-	int err;
 
-	phys = xblk_xs_read_str(dev->nodename, "physical-device");
-	if (PTR_ERR(phys) == -ENOENT)
-		return;		/* not written yet: the watch fires at once */
-	if (IS_ERR(phys)) {
-		xenbus_dev_fatal(dev, PTR_ERR(phys), "reading physical-device");
+	if (xbb_read_physdev(be, &devt))
 		return;
-	}
-	err = xbb_parse_physdev(phys, &devt);
-	if (err) {
-		xenbus_dev_fatal(dev, err, "parsing physical-device \"%s\"",
-				 phys);
-		kfree(phys);
-		return;
-	}
-	kfree(phys);
 
 	mutex_lock(&be->lock);
 	if (be->vbd.bdev) {
@@ -655,23 +588,8 @@ static void xbb_hotplug_changed(struct xenbus_watch *watch, const char *path,
 		mode = NULL;
 		goto out_unlock;
 	}
-	type = xblk_xs_read_str(dev->otherend, "device-type");
-	if (!IS_ERR(type)) {
-		cdrom = !strcmp(type, "cdrom");
-		kfree(type);
-	}
-
-	err = xbb_check_physdev_path(be, devt);
-	if (!err)
-		err = xbb_vbd_open(be, devt, !strchr(mode, 'w'),
-				   !!strchr(mode, '!'), cdrom);
-	if (err) {
-		xenbus_dev_fatal(dev, err, "opening device %u:%u%s",
-				 MAJOR(devt), MINOR(devt),
-				 err == -EBUSY ? " (in use by another holder)" :
-				 "");
+	if (xbb_open_physdev(be, devt, mode))
 		goto out_unlock;
-	}
 	xbb_info(be, "device %u:%u (%s), %llu sectors, %u/%u-byte blocks",
 		 MAJOR(devt), MINOR(devt), mode, be->vbd.sectors,
 		 be->vbd.lbs, be->vbd.pbs);
@@ -813,15 +731,15 @@ static int xbb_probe(struct xenbus_device *dev,
 	}
 	be->xdev = dev;
 	be->domid = dev->otherend_id;
+	/* For tracepoints only: 0 if the node name has no number. */
+	if (kstrtou32(strrchr(dev->nodename, '/') + 1, 10, &be->devid))
+		be->devid = 0;
 	disk = xblk_xs_read_str(dev->nodename, "dev");
 	snprintf(be->name, sizeof(be->name), "d%u/%s", be->domid,
 		 IS_ERR(disk) ? strrchr(dev->nodename, '/') + 1 : disk);
 	if (!IS_ERR(disk))
 		kfree(disk);
-	ratelimit_state_init(&be->rs, 5 * HZ, 10);
-	ratelimit_set_flags(&be->rs, RATELIMIT_MSG_ON_RELEASE);
-	ratelimit_state_init(&be->rs_state, 5 * HZ, 10);
-	ratelimit_set_flags(&be->rs_state, RATELIMIT_MSG_ON_RELEASE);
+	xbb_log_init(be);
 	mutex_init(&be->lock);
 	spin_lock_init(&be->rings_lock);
 	INIT_WORK(&be->resize_work, xbb_resize_work);

@@ -31,6 +31,10 @@
 
 #define XBF_NAME	"xblkfront"
 
+/* Sequential-stream detection (xbf_info.seq_score, xbf_ring.seq_ends). */
+#define XBF_SEQ_ONE	1024
+#define XBF_SEQ_STREAMS	8
+
 /* Dispatch budget (max_inflight): default and largest accepted value. */
 #define XBF_DEF_MAX_INFLIGHT	32
 #define XBF_MAX_INFLIGHT	4096
@@ -99,6 +103,7 @@ struct xbf_pool {
  * @notify_out: event-channel notifications sent to the backend
  * @notify_in: interrupts that found work
  * @spurious: interrupts that found no work
+ * @responses: valid responses taken off the ring
  * @errors: requests the backend failed
  * @timer_polls: looks at the ring by the irq_batch timer that found work
  * @ring_stopped: requests failed at dispatch because the ring had stopped
@@ -119,6 +124,7 @@ struct xbf_stats {
 	u64 notify_out;
 	u64 notify_in;
 	u64 spurious;
+	u64 responses;
 	u64 errors;
 	u64 timer_polls;
 	u64 ring_stopped;
@@ -161,6 +167,9 @@ struct xbf_hq {
  * @broken: the ring is stopped (the backend broke the protocol, or the
  *	    disk was failed): no request goes on it, no response is read
  * @work_since_eoi: responses were taken since the last late EOI
+ * @seq_ends: where the last XBF_SEQ_STREAMS requests put on the ring end
+ * @seq_starts: and where they start
+ * @seq_next: the entry of @seq_ends to overwrite next
  * @pool_lock: protects @data, @indirect and @need_rerun
  * @data: persistent data grants (with pages) or references for bio pages
  * @indirect: indirect descriptor frames (with pages)
@@ -184,6 +193,9 @@ struct xbf_ring {
 	unsigned int reserved;
 	bool broken;
 	bool work_since_eoi;
+	sector_t seq_ends[XBF_SEQ_STREAMS];
+	sector_t seq_starts[XBF_SEQ_STREAMS];
+	unsigned int seq_next;
 
 	grant_ref_t ring_refs[1 << XBLK_MAX_RING_ORDER];
 	struct blkif_sring *sring;
@@ -260,6 +272,10 @@ enum xbf_state {
  * @budget_starved: a request was refused budget; the completion path must
  *	rerun the hardware queues once budget is back
  * @budget_denied: how often dispatch was refused budget (sysfs)
+ * @seq_score: how sequential recent dispatches were, 0 (none continued a
+ *	recent request) to XBF_SEQ_ONE (all did); the budget only holds
+ *	requests back while it is at least half of that (racy updates from
+ *	every ring: a heuristic)
  *
  * @mutex protects @rings/@nr_rings setup and teardown, @gd creation and
  * deletion, @hq, @quiesced, @be, @neg, @timeout_fail and the @resize_*
@@ -313,6 +329,7 @@ struct xbf_info {
 	atomic_t inflight_now;
 	atomic_t budget_starved;
 	atomic_long_t budget_denied;
+	unsigned int seq_score;
 };
 
 /**
@@ -350,6 +367,8 @@ extern bool xbf_persistent;
 extern unsigned int xbf_max_inflight;
 extern unsigned int xbf_irq_batch;
 extern bool xbf_trusted;
+extern bool xbf_adaptive;
+extern bool xbf_irq_affinity;
 extern unsigned int xbf_io_timeout;
 extern unsigned int xbf_timeout_policy;
 
@@ -366,6 +385,7 @@ void xbf_rings_free(struct xbf_info *info);
 int xbf_rings_write_keys(struct xbf_info *info, struct xenbus_transaction xbt);
 int xbf_ring_pools_alloc(struct xbf_ring *ring);
 void xbf_ring_kick(struct xbf_ring *ring);
+void xbf_ring_set_cpus(struct xbf_ring *ring, const struct cpumask *mask);
 void xbf_ring_stop(struct xbf_ring *ring);
 void xbf_ring_look(struct xbf_ring *ring);
 unsigned int xbf_ring_oldest(struct xbf_ring *ring, unsigned long *sent);

@@ -24,6 +24,8 @@ bool xbf_persistent = true;
 unsigned int xbf_max_inflight = XBF_DEF_MAX_INFLIGHT;
 unsigned int xbf_irq_batch = XBF_DEF_IRQ_BATCH;
 bool xbf_trusted = true;
+bool xbf_adaptive = true;
+bool xbf_irq_affinity = true;
 unsigned int xbf_io_timeout = XBF_DEF_IO_TIMEOUT;
 unsigned int xbf_timeout_policy = XBF_TIMEOUT_REPORT;
 
@@ -130,6 +132,12 @@ module_param_cb(max_inflight, &xbf_inflight_ops, &xbf_max_inflight, 0644);
 MODULE_PARM_DESC(max_inflight,
 		 "Dispatch budget of a new disk: most requests in flight on all its rings; the rest wait in the block layer, where bios merge; 0 = bounded by the rings only, 1-4096 (default "
 		 __stringify(XBF_DEF_MAX_INFLIGHT) "); per disk: xblk/max_inflight in sysfs");
+module_param_named(adaptive_budget, xbf_adaptive, bool, 0644);
+MODULE_PARM_DESC(adaptive_budget,
+		 "Apply max_inflight only while the disk's recent requests form sequential streams (they merge when held back); random I/O gets every ring slot (default Y)");
+module_param_named(irq_affinity, xbf_irq_affinity, bool, 0644);
+MODULE_PARM_DESC(irq_affinity,
+		 "Deliver each ring's events to the vCPUs of its hardware queue, where blk-mq completes its requests, instead of Xen's default vCPU 0; sampled when a disk connects (default Y)");
 module_param_named(trusted, xbf_trusted, bool, 0644);
 MODULE_PARM_DESC(trusted,
 		 "Trust backends with grants on the guest's own I/O pages; N: share only bounce pages holding request data (per disk also: trusted=0 in the vbd's xenstore directory, from the toolstack) (default Y)");

@@ -45,6 +45,7 @@
 #include <xblk/compat.h>
 
 #include "blkfront.h"
+#include "trace.h"
 
 static const struct block_device_operations xbf_fops = {
 	.owner = THIS_MODULE,
@@ -60,6 +61,10 @@ static bool xbf_budget_get(struct xbf_info *info)
 {
 	unsigned int max = READ_ONCE(info->max_inflight);
 
+	/* Hold back only a sequential stream (xbf_seq_note()). */
+	if (READ_ONCE(xbf_adaptive) &&
+	    READ_ONCE(info->seq_score) < XBF_SEQ_ONE / 2)
+		max = 0;
 	if (atomic_inc_return(&info->inflight_now) <= max || !max)
 		return true;
 	atomic_dec(&info->inflight_now);
@@ -206,6 +211,39 @@ static void xbf_slot_unreserve(struct xbf_ring *ring)
 	spin_unlock_irqrestore(&ring->lock, flags);
 }
 
+/*
+ * Whether @rq continues one of the ring's recent requests: a sequential
+ * stream, whose next bios merge into a request held back a little.
+ * Random I/O gains nothing from waiting: the budget leaves it alone.
+ * A request that ends where a recent one starts counts too: 6.1's plug
+ * hands its requests to ->queue_rqs() last first, so the parts of one
+ * large split bio arrive in descending order.
+ */
+static void xbf_seq_note(struct xbf_ring *ring, struct request *rq)
+{
+	struct xbf_info *info = ring->info;
+	sector_t pos = blk_rq_pos(rq), end = pos + blk_rq_sectors(rq);
+	unsigned int i, next, score = READ_ONCE(info->seq_score);
+	bool hit = false;
+
+	lockdep_assert_held(&ring->lock);
+	if (end == pos)
+		return;
+	for (i = 0; i < XBF_SEQ_STREAMS; i++)
+		hit |= ring->seq_ends[i] == pos || ring->seq_starts[i] == end;
+	ring->seq_ends[ring->seq_next] = end;
+	ring->seq_starts[ring->seq_next] = pos;
+	ring->seq_next = (ring->seq_next + 1) % XBF_SEQ_STREAMS;
+	/*
+	 * Moving average over about 16 requests.  Every ring of the disk
+	 * writes it: skip the store when it does not change (steady random or
+	 * sequential I/O), so that the shared line is not dirtied per request.
+	 */
+	next = score - score / 16 + (hit ? XBF_SEQ_ONE / 16 : 0);
+	if (next != score)
+		WRITE_ONCE(info->seq_score, next);
+}
+
 /* Put a prepared request on the ring (not yet visible to the backend). */
 static bool xbf_ring_put(struct xbf_ring *ring, struct request *rq,
 			 struct blkif_request *breq, unsigned int id)
@@ -229,6 +267,7 @@ static bool xbf_ring_put(struct xbf_ring *ring, struct request *rq,
 	fr->req_prod_pvt++;
 	ring->inflight[id] = rq;
 	xbf_req(rq)->sent = jiffies;
+	xbf_seq_note(ring, rq);
 
 	switch (req_op(rq)) {
 	case REQ_OP_READ:
@@ -248,18 +287,24 @@ static bool xbf_ring_put(struct xbf_ring *ring, struct request *rq,
 	}
 	if (breq->operation == BLKIF_OP_INDIRECT)
 		st->indirect++;
+	trace_xblkfront_queue(ring, rq, id, xbf_req(rq)->nr_segs,
+			      breq->operation == BLKIF_OP_INDIRECT);
 	return true;
 }
 
 /* Make queued requests visible; Return: whether the backend needs a kick. */
 static bool xbf_ring_push(struct xbf_ring *ring)
 {
+	/* Only we write req_prod: what this push publishes. */
+	unsigned int batch = ring->front.req_prod_pvt -
+			     ring->front.sring->req_prod;
 	int notify;
 
 	lockdep_assert_held(&ring->lock);
 	RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&ring->front, notify);
 	if (notify)
 		ring->stats->notify_out++;
+	trace_xblkfront_push(ring, batch, notify);
 	return notify;
 }
 
@@ -680,6 +725,24 @@ unsigned int xbf_disk_suspend(struct xbf_info *info)
 	return n;
 }
 
+/*
+ * Deliver each ring's responses to the CPUs of its hardware queue: blk-mq
+ * completes a request on the CPU that submitted it, so an event on another
+ * one (Xen's default is vCPU 0) costs a second vCPU's wake-up and an IPI
+ * per completion.  Rings shared by several queues keep the default.
+ */
+static void xbf_disk_affine(struct xbf_info *info)
+{
+	struct blk_mq_hw_ctx *hctx;
+	unsigned long i;
+
+	if (!READ_ONCE(xbf_irq_affinity))
+		return;
+	queue_for_each_hw_ctx(info->gd->queue, hctx, i)
+		if (i < info->nr_rings && !info->rings[i].shared)
+			xbf_ring_set_cpus(&info->rings[i], hctx->cpumask);
+}
+
 /**
  * xbf_disk_reconnect() - send again what xbf_disk_suspend() took back
  * @info: the disk, with the new backend's rings and grant pools in place
@@ -707,6 +770,7 @@ void xbf_disk_reconnect(struct xbf_info *info)
 	queue_for_each_hw_ctx(q, hctx, i)
 		if (i < info->nr_rings)
 			info->rings[i].hctx = hctx;
+	xbf_disk_affine(info);
 	WRITE_ONCE(info->state, XBF_CONNECTED);
 	xbf_disk_unquiesce(info);
 }
@@ -792,23 +856,13 @@ static void xbf_fill_limits(const struct xbf_info *info, struct xb_limits *xl)
 	}
 }
 
-/**
- * xbf_disk_create() - create the tag set and the gendisk of a connected disk
- * @info: the disk, with rings and negotiated configuration in place
- *
- * Context: process context, info->mutex held.
- * Return: 0 or a negative errno; nothing is left allocated on failure.
- */
-int xbf_disk_create(struct xbf_info *info)
+/* The tag set of a new disk: one hardware queue per ring. */
+static void xbf_tag_set_init(struct xbf_info *info)
 {
 	struct blk_mq_tag_set *set = &info->tag_set;
 	unsigned int frames = info->neg.indirect ?
 			      xblk_indirect_frames(info->neg.segs) : 0;
-	struct xb_limits xl;
-	struct gendisk *gd;
-	int err;
 
-	lockdep_assert_held(&info->mutex);
 	memset(set, 0, sizeof(*set));
 	set->ops = &xbf_mq_ops;
 	set->nr_hw_queues = info->nr_rings;
@@ -820,6 +874,40 @@ int xbf_disk_create(struct xbf_info *info)
 	set->cmd_size = sizeof(struct xbf_req) +
 			(info->neg.segs + frames) * sizeof(struct xbf_gnt *);
 	set->driver_data = info;
+}
+
+/* The gendisk's identity and what the backend says of the disk. */
+static void xbf_gendisk_init(struct xbf_info *info, struct gendisk *gd)
+{
+	gd->major = XBLK_XVD_MAJOR;
+	gd->first_minor = info->first_minor;
+	gd->minors = info->minors;
+	gd->fops = &xbf_fops;
+	gd->private_data = info;
+	strscpy(gd->disk_name, info->name, sizeof(gd->disk_name));
+	set_capacity(gd, info->be.sectors);
+	if (info->be.info & (XBLK_VDISK_READONLY | XBLK_VDISK_CDROM))
+		set_disk_ro(gd, true);
+	if (info->be.info & (XBLK_VDISK_REMOVABLE | XBLK_VDISK_CDROM))
+		gd->flags |= GENHD_FL_REMOVABLE;
+}
+
+/**
+ * xbf_disk_create() - create the tag set and the gendisk of a connected disk
+ * @info: the disk, with rings and negotiated configuration in place
+ *
+ * Context: process context, info->mutex held.
+ * Return: 0 or a negative errno; nothing is left allocated on failure.
+ */
+int xbf_disk_create(struct xbf_info *info)
+{
+	struct blk_mq_tag_set *set = &info->tag_set;
+	struct xb_limits xl;
+	struct gendisk *gd;
+	int err;
+
+	lockdep_assert_held(&info->mutex);
+	xbf_tag_set_init(info);
 
 	info->hq = kcalloc(info->nr_rings, sizeof(*info->hq), GFP_KERNEL);
 	if (!info->hq)
@@ -843,19 +931,10 @@ int xbf_disk_create(struct xbf_info *info)
 		goto out_free_tag_set;
 	}
 
-	gd->major = XBLK_XVD_MAJOR;
-	gd->first_minor = info->first_minor;
-	gd->minors = info->minors;
-	gd->fops = &xbf_fops;
-	gd->private_data = info;
-	strscpy(gd->disk_name, info->name, sizeof(gd->disk_name));
-	set_capacity(gd, info->be.sectors);
-	if (info->be.info & (XBLK_VDISK_READONLY | XBLK_VDISK_CDROM))
-		set_disk_ro(gd, true);
-	if (info->be.info & (XBLK_VDISK_REMOVABLE | XBLK_VDISK_CDROM))
-		gd->flags |= GENHD_FL_REMOVABLE;
+	xbf_gendisk_init(info, gd);
 
 	info->gd = gd;
+	xbf_disk_affine(info);
 	err = device_add_disk(&info->xbdev->dev, gd, NULL);
 	if (err)
 		goto out_put_disk;

@@ -20,6 +20,8 @@
 #include <xblk/compat.h>
 
 #include "blkfront.h"
+#define CREATE_TRACE_POINTS
+#include "trace.h"
 
 static void xbf_ring_broken(struct xbf_ring *ring, const char *why,
 			    const char *what, u64 val)
@@ -100,8 +102,11 @@ static bool xbf_collect(struct xbf_ring *ring, struct xbf_req ***tail)
 			ring->inflight[rsp.id] = NULL;
 			req = xbf_req(rq);
 			req->rsp_status = rsp.status;
+			ring->stats->responses++;
 			if (rsp.status != BLKIF_RSP_OKAY)
 				ring->stats->errors++;
+			trace_xblkfront_response(ring, rsp.id, rsp.operation,
+						 rsp.status);
 			**tail = req;
 			*tail = &req->next;
 			work = true;
@@ -286,6 +291,25 @@ unsigned int xbf_ring_oldest(struct xbf_ring *ring, unsigned long *sent)
 	}
 	spin_unlock_irqrestore(&ring->lock, flags);
 	return n;
+}
+
+/**
+ * xbf_ring_set_cpus() - where the ring's events are delivered
+ * @ring: the ring, bound to its event channel
+ * @mask: the CPUs of the hardware queue it serves
+ *
+ * Context: process context.
+ */
+void xbf_ring_set_cpus(struct xbf_ring *ring, const struct cpumask *mask)
+{
+	int err;
+
+	if (ring->irq <= 0 || cpumask_empty(mask))
+		return;
+	err = irq_set_affinity(ring->irq, mask);
+	if (err)
+		dev_dbg(&ring->info->xbdev->dev, "%s: queue %u: irq affinity not set (%d)\n",
+			ring->info->name, ring->index, err);
 }
 
 /**

@@ -50,6 +50,7 @@ XBF_STAT(ring_full);
 XBF_STAT(notify_out);
 XBF_STAT(notify_in);
 XBF_STAT(spurious);
+XBF_STAT(responses);
 XBF_STAT(errors);
 XBF_STAT(timer_polls);
 XBF_STAT(ring_stopped);
@@ -66,6 +67,7 @@ static struct attribute *xbf_stat_attrs[] = {
 	&xbf_stat_notify_out.attr,
 	&xbf_stat_notify_in.attr,
 	&xbf_stat_spurious.attr,
+	&xbf_stat_responses.attr,
 	&xbf_stat_errors.attr,
 	&xbf_stat_timer_polls.attr,
 	&xbf_stat_ring_stopped.attr,

@@ -215,13 +215,85 @@ static void xbf_resize(struct xbf_info *info)
 	xbf_disk_resize(info, sectors);
 }
 
+/*
+ * Negotiate from the backend's keys just read.  The rings were sized at
+ * InitWait and the backend mapped them: they stay.  A restored disk keeps
+ * the request size its requests were built for.
+ * Return: 0, or -EINVAL (reported) when the backend cannot take them.
+ */
+static int xbf_negotiate(struct xbf_info *info)
+{
+	unsigned int nr_queues = info->nr_rings;
+	unsigned int order = info->neg.ring_order;
+
+	xblk_negotiate(&info->be, &info->fl, &info->neg);
+	info->neg.nr_queues = nr_queues;
+	info->neg.ring_order = order;
+	if (info->gd) {
+		/* The requests already built fit the disk's limits only. */
+		if (info->neg.segs < info->disk_segs) {
+			xbf_fatal(info, -EINVAL,
+				  "restored onto a backend with %u segments per request, the disk needs %u",
+				  info->neg.segs, info->disk_segs);
+			return -EINVAL;
+		}
+		info->neg.segs = info->disk_segs;
+		info->neg.indirect = info->disk_segs > BLKIF_MAX_SEGMENTS_PER_REQUEST;
+	}
+	return 0;
+}
+
+/* How the disk flushes, and whether its data goes through bounce pages. */
+static void xbf_choose_io(struct xbf_info *info)
+{
+	struct xenbus_device *dev = info->xbdev;
+	bool trusted;
+
+	info->flush_op = info->be.flush ? BLKIF_OP_FLUSH_DISKCACHE :
+			 info->be.barrier ? BLKIF_OP_WRITE_BARRIER : 0;
+	/*
+	 * "trusted" is the toolstack's, in our own directory (default 1); a
+	 * value that is neither 0 nor 1 is taken as 0, the safe side.
+	 */
+	if (xblk_xs_read_flag(dev->nodename, "trusted", true, &trusted)) {
+		dev_warn(&dev->dev, "%s: \"trusted\" is neither 0 nor 1: not trusting the backend\n",
+			 info->name);
+		trusted = false;
+	}
+	info->bounce = !READ_ONCE(xbf_trusted) || !trusted;
+}
+
+/* Give back the grants xbf_pools_alloc() reserved for rings 0..@nr-1. */
+static void xbf_pools_free(struct xbf_info *info, unsigned int nr)
+{
+	while (nr--) {
+		xbf_pool_destroy(&info->rings[nr].data);
+		xbf_pool_destroy(&info->rings[nr].indirect);
+	}
+}
+
+/* Reserve every ring's grants; on failure, report it and reserve none. */
+static int xbf_pools_alloc(struct xbf_info *info)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < info->nr_rings; i++) {
+		err = xbf_ring_pools_alloc(&info->rings[i]);
+		if (err) {
+			xbf_fatal(info, err, "reserving grants for queue %u", i);
+			xbf_pools_free(info, i);
+			return err;
+		}
+	}
+	return 0;
+}
+
 /* Backend Connected: validate its keys, negotiate, create the disk. */
 static void xbf_connect(struct xbf_info *info)
 {
 	struct xenbus_device *dev = info->xbdev;
 	const char *bad_key = NULL;
-	unsigned int i, nr_queues, order;
-	bool trusted;
 	int err;
 
 	mutex_lock(&info->mutex);
@@ -242,44 +314,11 @@ static void xbf_connect(struct xbf_info *info)
 		goto out_unlock;
 	}
 
-	/* Rings were sized at InitWait; keep what the backend mapped. */
-	nr_queues = info->nr_rings;
-	order = info->neg.ring_order;
-	xblk_negotiate(&info->be, &info->fl, &info->neg);
-	info->neg.nr_queues = nr_queues;
-	info->neg.ring_order = order;
-	if (info->gd) {
-		/* The requests already built fit the disk's limits only. */
-		if (info->neg.segs < info->disk_segs) {
-			xbf_fatal(info, -EINVAL,
-				  "restored onto a backend with %u segments per request, the disk needs %u",
-				  info->neg.segs, info->disk_segs);
-			goto out_unlock;
-		}
-		info->neg.segs = info->disk_segs;
-		info->neg.indirect = info->disk_segs > BLKIF_MAX_SEGMENTS_PER_REQUEST;
-	}
-
-	info->flush_op = info->be.flush ? BLKIF_OP_FLUSH_DISKCACHE :
-			 info->be.barrier ? BLKIF_OP_WRITE_BARRIER : 0;
-	/*
-	 * "trusted" is the toolstack's, in our own directory (default 1); a
-	 * value that is neither 0 nor 1 is taken as 0, the safe side.
-	 */
-	if (xblk_xs_read_flag(dev->nodename, "trusted", true, &trusted)) {
-		dev_warn(&dev->dev, "%s: \"trusted\" is neither 0 nor 1: not trusting the backend\n",
-			 info->name);
-		trusted = false;
-	}
-	info->bounce = !READ_ONCE(xbf_trusted) || !trusted;
-
-	for (i = 0; i < info->nr_rings; i++) {
-		err = xbf_ring_pools_alloc(&info->rings[i]);
-		if (err) {
-			xbf_fatal(info, err, "reserving grants for queue %u", i);
-			goto out_free_pools;
-		}
-	}
+	if (xbf_negotiate(info))
+		goto out_unlock;
+	xbf_choose_io(info);
+	if (xbf_pools_alloc(info))
+		goto out_unlock;
 
 	if (info->gd) {
 		xbf_disk_reconnect(info);
@@ -303,12 +342,24 @@ out_connected:
 	return;
 
 out_free_pools:
-	while (i--) {
-		xbf_pool_destroy(&info->rings[i].data);
-		xbf_pool_destroy(&info->rings[i].indirect);
-	}
+	xbf_pools_free(info, info->nr_rings);
 out_unlock:
 	mutex_unlock(&info->mutex);
+}
+
+/*
+ * Where closing and remove both start: no new I/O (the disk is marked
+ * dead), and the queue a restore quiesced is let go.
+ */
+static void xbf_stop_io(struct xbf_info *info)
+{
+	lockdep_assert_held(&info->mutex);
+	if (info->state == XBF_CONNECTED || info->state == XBF_RESUMING)
+		WRITE_ONCE(info->state, XBF_CLOSING);
+	if (info->gd) {
+		blk_mark_disk_dead(info->gd);
+		xbf_disk_unquiesce(info);
+	}
 }
 
 /* Backend Closing or Closed: stop taking I/O and let it go. */
@@ -326,17 +377,12 @@ static void xbf_closing(struct xbf_info *info)
 		return;
 
 	mutex_lock(&info->mutex);
-	if (info->state == XBF_CONNECTED || info->state == XBF_RESUMING)
-		WRITE_ONCE(info->state, XBF_CLOSING);
 	/*
 	 * New I/O fails from here on; I/O in flight still completes, since
 	 * the backend answers it before it unmaps our rings, which stay
 	 * until remove.  So do requests a restore took back.
 	 */
-	if (info->gd) {
-		blk_mark_disk_dead(info->gd);
-		xbf_disk_unquiesce(info);
-	}
+	xbf_stop_io(info);
 	mutex_unlock(&info->mutex);
 	xenbus_frontend_closed(dev);
 }
@@ -381,6 +427,26 @@ static void xbf_backend_changed(struct xenbus_device *dev,
 	}
 }
 
+/* A disk's state as probe starts it: its locks, works and rate limits. */
+static struct xbf_info *xbf_info_alloc(struct xenbus_device *dev)
+{
+	struct xbf_info *info;
+
+	info = kzalloc(sizeof(*info), GFP_KERNEL);
+	if (!info)
+		return NULL;
+	info->xbdev = dev;
+	mutex_init(&info->mutex);
+	INIT_WORK(&info->error_work, xbf_error_work);
+	INIT_WORK(&info->timeout_work, xbf_timeout_work);
+	INIT_DELAYED_WORK(&info->resize_work, xbf_resize_work);
+	atomic_long_set(&info->timeouts, 0);
+	/* Per disk: one disk's faults cannot hide another's. */
+	ratelimit_state_init(&info->rs_err, 5 * HZ, 10);
+	ratelimit_state_init(&info->rs_timeout, 5 * HZ, 1);
+	return info;
+}
+
 static int xbf_probe(struct xenbus_device *dev,
 		     const struct xenbus_device_id *id)
 {
@@ -410,18 +476,9 @@ static int xbf_probe(struct xenbus_device *dev,
 		return -EINVAL;
 	}
 
-	info = kzalloc(sizeof(*info), GFP_KERNEL);
+	info = xbf_info_alloc(dev);
 	if (!info)
 		return -ENOMEM;
-	info->xbdev = dev;
-	mutex_init(&info->mutex);
-	INIT_WORK(&info->error_work, xbf_error_work);
-	INIT_WORK(&info->timeout_work, xbf_timeout_work);
-	INIT_DELAYED_WORK(&info->resize_work, xbf_resize_work);
-	atomic_long_set(&info->timeouts, 0);
-	/* Per disk: one disk's faults cannot hide another's. */
-	ratelimit_state_init(&info->rs_err, 5 * HZ, 10);
-	ratelimit_state_init(&info->rs_timeout, 5 * HZ, 1);
 	info->vdevice = vdev;
 	info->handle = (u16)handle;
 	info->index = index;
@@ -451,12 +508,7 @@ static void xbf_remove(struct xenbus_device *dev)
 
 	cancel_work_sync(&info->error_work);
 	mutex_lock(&info->mutex);
-	if (info->state == XBF_CONNECTED || info->state == XBF_RESUMING)
-		WRITE_ONCE(info->state, XBF_CLOSING);
-	if (info->gd) {
-		blk_mark_disk_dead(info->gd);
-		xbf_disk_unquiesce(info);
-	}
+	xbf_stop_io(info);
 	be = xb_otherend_state(dev);
 	mutex_unlock(&info->mutex);
 	/*

@@ -13,6 +13,7 @@
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
 #include <linux/hrtimer.h>
+#include <linux/ratelimit.h>
 
 /* ---------------------------------------------------------------------
  * Frontend: disk allocation and queue limits.
@@ -357,6 +358,40 @@ static inline void xb_bdev_close(struct xb_bdev *xb)
 			     (xb->holder ? FMODE_EXCL : 0));
 #endif
 	xb->bdev = NULL;
+}
+
+/* ---------------------------------------------------------------------
+ * Backend: rate-limited messages.
+ */
+
+/**
+ * xb_ratelimit_take_missed() - read and clear what a ratelimit suppressed
+ * @rs: a ratelimit state set up with RATELIMIT_MSG_ON_RELEASE, so that
+ *	__ratelimit() only counts in @rs->missed and never prints or clears it
+ *
+ * Context: any.
+ * Return: the calls __ratelimit() refused since the last call of this.
+ */
+static inline int xb_ratelimit_take_missed(struct ratelimit_state *rs)
+{
+#ifdef HAVE_RATELIMIT_STATE_RESET_MISS
+	return ratelimit_state_reset_miss(rs);
+#else
+	unsigned long flags;
+	int n;
+
+	/*
+	 * ___ratelimit() counts under rs->lock and refuses a caller that finds
+	 * it held: take it only when there is a count to take.
+	 */
+	if (!READ_ONCE(rs->missed))
+		return 0;
+	raw_spin_lock_irqsave(&rs->lock, flags);
+	n = rs->missed;
+	rs->missed = 0;
+	raw_spin_unlock_irqrestore(&rs->lock, flags);
+	return n;
+#endif
 }
 
 /* ======================= end of the backend section ================== */

@@ -12,9 +12,10 @@
  *
  * A frontend states its ABI in the "protocol" key; a 32-bit x86 guest lays
  * the request out differently from a 64-bit one (the 64-bit layout pads the
- * id to offset 8).  xblk_req_decode() turns either layout into the native
- * struct blkif_request, then xblk_req_check() and xblk_req_check_segs()
- * decide whether the backend may act on it and, if not, why.
+ * id to offset 8).  xblk_req_from_x86_32() and xblk_req_from_x86_64() turn
+ * either layout into the native struct blkif_request, then xblk_req_check()
+ * and xblk_req_check_segs() decide whether the backend may act on it and,
+ * if not, why.
  */
 #ifndef XBLK_REQUEST_H
 #define XBLK_REQUEST_H
@@ -203,103 +204,69 @@ struct xblk_req_limits {
 	bool discard;
 };
 
-/**
- * xblk_req_from_x86_32() - decode a private copy of an x86_32 request
- * @src: the request, already copied out of the shared ring
- * @dst: the same request in the native layout
+/*
+ * XBLK_DEFINE_REQ_FROM(abi) defines
  *
- * Only the fields of @src->operation's layout are decoded; an unknown
- * operation keeps just the id, enough to answer it.  Nothing is validated.
+ *	static inline void xblk_req_from_<abi>(const struct xblk_<abi>_request *src,
+ *					       struct blkif_request *dst);
+ *
+ * which decodes a private copy of a request in that layout (@src, already
+ * copied out of the shared ring) into the native layout (@dst).  Only the
+ * fields of @src->operation's layout are decoded; an unknown operation
+ * keeps just the id, enough to answer it.  Nothing is validated.
+ *
+ * The x86_32 and x86_64 layouts name the same fields and differ only in
+ * where they sit, so one text decodes both.  On an x86_64 kernel the
+ * x86_64 layout is the native one; decoding field by field keeps a 32-bit
+ * backend correct as well.
  */
-static inline void xblk_req_from_x86_32(const struct xblk_x86_32_request *src,
-					struct blkif_request *dst)
-{
-	unsigned int i;
-
-	memset(dst, 0, sizeof(*dst));
-	dst->operation = src->operation;
-	switch (src->operation) {
-	case BLKIF_OP_READ:
-	case BLKIF_OP_WRITE:
-	case BLKIF_OP_WRITE_BARRIER:
-	case BLKIF_OP_FLUSH_DISKCACHE:
-		dst->u.rw.nr_segments = src->u.rw.nr_segments;
-		dst->u.rw.handle = src->u.rw.handle;
-		dst->u.rw.id = src->u.rw.id;
-		dst->u.rw.sector_number = src->u.rw.sector_number;
-		for (i = 0; i < BLKIF_MAX_SEGMENTS_PER_REQUEST; i++)
-			dst->u.rw.seg[i] = src->u.rw.seg[i];
-		break;
-	case BLKIF_OP_DISCARD:
-		dst->u.discard.flag = src->u.discard.flag;
-		dst->u.discard.id = src->u.discard.id;
-		dst->u.discard.sector_number = src->u.discard.sector_number;
-		dst->u.discard.nr_sectors = src->u.discard.nr_sectors;
-		break;
-	case BLKIF_OP_INDIRECT:
-		dst->u.indirect.indirect_op = src->u.indirect.indirect_op;
-		dst->u.indirect.nr_segments = src->u.indirect.nr_segments;
-		dst->u.indirect.id = src->u.indirect.id;
-		dst->u.indirect.sector_number = src->u.indirect.sector_number;
-		dst->u.indirect.handle = src->u.indirect.handle;
-		for (i = 0; i < BLKIF_MAX_INDIRECT_PAGES_PER_REQUEST; i++)
-			dst->u.indirect.indirect_grefs[i] =
-				src->u.indirect.indirect_grefs[i];
-		break;
-	default:
-		dst->u.other.id = src->u.other.id;
-		break;
-	}
+#define XBLK_DEFINE_REQ_FROM(abi)					\
+static inline void							\
+xblk_req_from_##abi(const struct xblk_##abi##_request *src,		\
+		    struct blkif_request *dst)				\
+{									\
+	unsigned int i;							\
+									\
+	memset(dst, 0, sizeof(*dst));					\
+	dst->operation = src->operation;				\
+	switch (src->operation) {					\
+	case BLKIF_OP_READ:						\
+	case BLKIF_OP_WRITE:						\
+	case BLKIF_OP_WRITE_BARRIER:					\
+	case BLKIF_OP_FLUSH_DISKCACHE:					\
+		dst->u.rw.nr_segments = src->u.rw.nr_segments;		\
+		dst->u.rw.handle = src->u.rw.handle;			\
+		dst->u.rw.id = src->u.rw.id;				\
+		dst->u.rw.sector_number = src->u.rw.sector_number;	\
+		for (i = 0; i < BLKIF_MAX_SEGMENTS_PER_REQUEST; i++)	\
+			dst->u.rw.seg[i] = src->u.rw.seg[i];		\
+		break;							\
+	case BLKIF_OP_DISCARD:						\
+		dst->u.discard.flag = src->u.discard.flag;		\
+		dst->u.discard.id = src->u.discard.id;			\
+		dst->u.discard.sector_number =				\
+			src->u.discard.sector_number;			\
+		dst->u.discard.nr_sectors = src->u.discard.nr_sectors;	\
+		break;							\
+	case BLKIF_OP_INDIRECT:						\
+		dst->u.indirect.indirect_op = src->u.indirect.indirect_op; \
+		dst->u.indirect.nr_segments = src->u.indirect.nr_segments; \
+		dst->u.indirect.id = src->u.indirect.id;		\
+		dst->u.indirect.sector_number =				\
+			src->u.indirect.sector_number;			\
+		dst->u.indirect.handle = src->u.indirect.handle;	\
+		for (i = 0; i < BLKIF_MAX_INDIRECT_PAGES_PER_REQUEST; i++) \
+			dst->u.indirect.indirect_grefs[i] =		\
+				src->u.indirect.indirect_grefs[i];	\
+		break;							\
+	default:							\
+		dst->u.other.id = src->u.other.id;			\
+		break;							\
+	}								\
 }
 
-/**
- * xblk_req_from_x86_64() - decode a private copy of an x86_64 request
- * @src: the request, already copied out of the shared ring
- * @dst: the same request in the native layout
- *
- * As xblk_req_from_x86_32().  On an x86_64 kernel the two layouts are the
- * same; decoding field by field keeps a 32-bit backend correct as well.
- */
-static inline void xblk_req_from_x86_64(const struct xblk_x86_64_request *src,
-					struct blkif_request *dst)
-{
-	unsigned int i;
-
-	memset(dst, 0, sizeof(*dst));
-	dst->operation = src->operation;
-	switch (src->operation) {
-	case BLKIF_OP_READ:
-	case BLKIF_OP_WRITE:
-	case BLKIF_OP_WRITE_BARRIER:
-	case BLKIF_OP_FLUSH_DISKCACHE:
-		dst->u.rw.nr_segments = src->u.rw.nr_segments;
-		dst->u.rw.handle = src->u.rw.handle;
-		dst->u.rw.id = src->u.rw.id;
-		dst->u.rw.sector_number = src->u.rw.sector_number;
-		for (i = 0; i < BLKIF_MAX_SEGMENTS_PER_REQUEST; i++)
-			dst->u.rw.seg[i] = src->u.rw.seg[i];
-		break;
-	case BLKIF_OP_DISCARD:
-		dst->u.discard.flag = src->u.discard.flag;
-		dst->u.discard.id = src->u.discard.id;
-		dst->u.discard.sector_number = src->u.discard.sector_number;
-		dst->u.discard.nr_sectors = src->u.discard.nr_sectors;
-		break;
-	case BLKIF_OP_INDIRECT:
-		dst->u.indirect.indirect_op = src->u.indirect.indirect_op;
-		dst->u.indirect.nr_segments = src->u.indirect.nr_segments;
-		dst->u.indirect.id = src->u.indirect.id;
-		dst->u.indirect.sector_number = src->u.indirect.sector_number;
-		dst->u.indirect.handle = src->u.indirect.handle;
-		for (i = 0; i < BLKIF_MAX_INDIRECT_PAGES_PER_REQUEST; i++)
-			dst->u.indirect.indirect_grefs[i] =
-				src->u.indirect.indirect_grefs[i];
-		break;
-	default:
-		dst->u.other.id = src->u.other.id;
-		break;
-	}
-}
+XBLK_DEFINE_REQ_FROM(x86_32)
+XBLK_DEFINE_REQ_FROM(x86_64)
 
 /**
  * xblk_req_id() - the id to echo in the response
