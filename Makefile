@@ -27,7 +27,7 @@ PROBE_DIR	= $(ROOT)/build/probe/$(subst /,_,$(abspath $(KDIR)))
 AUTOCONF	= $(PROBE_DIR)/xblk_autoconf.h
 KBUILD_ARGS	= -C $(KDIR) M=$(ROOT) XBLK_ROOT=$(ROOT) XBLK_AUTOCONF=$(AUTOCONF)
 
-.PHONY: all modules clean probe check style matrix test-unit test lab-demo test-faults test-faults-long bench deps
+.PHONY: all modules clean probe check style matrix test-unit test test-long lab-demo test-faults test-faults-long bench deps
 
 all: modules
 
@@ -56,6 +56,9 @@ test-unit:
 test:
 	scripts/test-all.sh
 
+test-long:
+	scripts/test-all.sh --long
+
 lab-demo:
 	scripts/lab-demo.sh
 
@@ -71,7 +74,8 @@ bench:
 deps:
 	scripts/deps.sh
 
+# A DKMS source tree (/usr/src/xblk-*) has no tests/.
 clean:
 	-test -f $(KDIR)/Makefile && $(MAKE) $(KBUILD_ARGS) clean
 	rm -rf build
-	-$(MAKE) -C tests/unit clean
+	-if [ -d tests/unit ]; then $(MAKE) -C tests/unit clean; fi

@@ -4,8 +4,8 @@
 # Install everything xblk's build and tests need on a Debian 12 (bookworm)
 # machine, and prepare the three kernel trees the build matrix uses:
 #
-#   6.1   Debian 12's kernel: linux-headers matching the installed
-#         linux-image-amd64 (the kernel the lab boots)
+#   6.1   Debian 12's kernel (the one the lab boots) and its headers, by
+#         exact package name, also where linux-image-amd64 is backports' 6.12
 #   6.12  the bookworm-backports headers, unpacked into the cache (see below)
 #   sid   the newest mainline linux-source-X.Y Debian ships in sid, unpacked
 #         into the cache and configured with Xen + xen-blk* enabled
@@ -95,7 +95,8 @@ apt_update() {
 # spelling.txt, const_structs.checkpatch).  Unit tests: clang with its
 # libFuzzer/sanitizer runtime.  Lab (tests/lab): Xen 4.17 under QEMU, with a
 # busybox/fio initramfs (the list tests/lab/run.sh checks, so it installs
-# nothing more).
+# nothing more).  Package (scripts/test-package.sh): dkms, dh-dkms, debhelper,
+# dpkg-dev.
 PKGS=(
 	build-essential bc bison flex libelf-dev libssl-dev kmod cpio rsync
 	xz-utils perl python3 git ca-certificates debian-archive-keyring
@@ -105,6 +106,7 @@ PKGS=(
 	qemu-system-x86 qemu-system-xen qemu-utils xen-hypervisor-4.17-amd64
 	xen-utils-4.17 xen-utils-common xenstore-utils busybox-static fio
 	e2fsprogs util-linux dmsetup
+	dkms dh-dkms debhelper dpkg-dev
 )
 missing=()
 for p in "${PKGS[@]}"; do
@@ -119,22 +121,20 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # ----------------------------------------------------------- 6.1 (Debian) --
-# The headers that match the image the lab boots: linux-image-amd64 depends on
-# exactly one linux-image-6.1.0-NN-amd64.  Never "the newest /lib/modules/*".
-kver61=$(dpkg-query -W -f='${Depends}' linux-image-amd64 |
-	 grep -o 'linux-image-[^ ,]*-amd64' | head -n 1)
-kver61=${kver61#linux-image-}
-case $kver61 in
-6.1.*)	;;
-*)	echo "deps: linux-image-amd64 installs '$kver61', not a 6.1 kernel (was it installed from backports?)" >&2
-	exit 1 ;;
-esac
-if ! pkg_installed "linux-headers-$kver61"; then
-	need_root "installing linux-headers-$kver61"
+# The kernel the lab boots and its headers, by their exact package names:
+# linux-image-amd64 may point at a backports 6.12 kernel on a host that
+# tracks backports (scripts/kver61.sh).  Never "the newest /lib/modules/*".
+if ! kver61=$("$(dirname "$0")"/kver61.sh 2>/dev/null); then
 	apt_update
-	run apt-get install -y --no-install-recommends "linux-headers-$kver61"
-	installed+=("linux-headers-$kver61")
+	kver61=$("$(dirname "$0")"/kver61.sh) || exit 1
 fi
+for p in "linux-image-$kver61" "linux-headers-$kver61"; do
+	pkg_installed "$p" && continue
+	need_root "installing $p"
+	apt_update
+	timed "installed $p" apt-get install -y --no-install-recommends "$p"
+	installed+=("$p")
+done
 kdir61=/lib/modules/$kver61/build
 [ -f "$kdir61/Makefile" ] || { echo "deps: $kdir61 has no Makefile" >&2; exit 1; }
 

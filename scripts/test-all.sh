@@ -10,9 +10,19 @@
 #           expectation helpers (test-expect.sh)
 #   style   make style: checkpatch --strict
 #   matrix  scripts/matrix.sh: W=1 + sparse build against 6.1, 6.12 and sid
-#   lab     tests/lab/run.sh front back demo: Xen under QEMU with our modules
+#   lab     tests/lab/run.sh front back: Xen under QEMU with our modules
+#           against the in-tree ones
 #   faults  scripts/test-faults.sh: hostile peers, faults, detach and
 #           save/restore in the lab (short cycle counts)
+#   package scripts/test-package.sh: build the xblk-dkms package, install it
+#           here, DKMS-build for 6.1 and 6.12, check modinfo, purge it and
+#           check nothing is left (last: it installs on this machine)
+#
+# scripts/test-all.sh --long (make test-long) runs the long variants
+# instead: the fuzz targets 600 s each (make -C tests/unit fuzz-long), the
+# lab demo suite besides front and back, test-faults.sh --long, and the
+# package stage with a lab boot on the DKMS-built modules; it is
+# far beyond CI's budget (several hours), so its budget is 6 h.
 #
 # Each stage's output goes to the console under a header, and to
 # build/test-all/<stage>.log.  A stage that prints "N passed, N failed" adds
@@ -25,13 +35,21 @@
 # env: XBLK_TEST_BUDGET  seconds the whole run may take (default 5100: CI
 #                        stops a run at 5400 s)
 #      XBLK_STAGES       stages to run (default "deps unit style matrix lab
-#                        faults")
+#                        faults package")
 set -uo pipefail
+
+long=
+if [ "${1:-}" = --long ]; then
+	long=1
+	shift
+fi
+[ $# = 0 ] || { echo "usage: $0 [--long]" >&2; exit 2; }
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 2
-budget=${XBLK_TEST_BUDGET:-5100}
-stages=${XBLK_STAGES:-deps unit style matrix lab faults}
+budget=${XBLK_TEST_BUDGET:-${long:+21600}}
+budget=${budget:-5100}
+stages=${XBLK_STAGES:-deps unit style matrix lab faults package}
 logdir=$root/build/test-all
 mkdir -p "$logdir"
 
@@ -85,7 +103,7 @@ stage() {
 lab_guard() {
 	local g=$((budget - SECONDS - 120))
 
-	[ "$g" -le 3600 ] || g=3600
+	[ "$g" -le "$((long ? 14400 : 3600))" ] || g=$((long ? 14400 : 3600))
 	[ "$g" -ge 60 ] || g=$(((budget - SECONDS) / 2))
 	echo "$g"
 }
@@ -101,7 +119,11 @@ for s in $stages; do
 	deps)	stage deps 2400 scripts/deps.sh ;;
 	unit)	if [ -f tests/unit/Makefile ]; then
 			stage unit 900 make --no-print-directory -C tests/unit
-			stage fuzz 600 make --no-print-directory -C tests/unit fuzz
+			if [ -n "$long" ]; then
+				stage fuzz 7200 make --no-print-directory -C tests/unit fuzz-long
+			else
+				stage fuzz 600 make --no-print-directory -C tests/unit fuzz
+			fi
 			stage bench-report 120 tests/bench/test-report.sh
 			stage ackw 120 tests/lab/tools/test-ackw.sh
 			stage expect 60 tests/lab/tools/test-expect.sh
@@ -114,16 +136,27 @@ for s in $stages; do
 			# The "intree" suite (the in-tree pair alone: a check of the
 			# lab, none of our code) is left to tests/lab/run.sh's default
 			# list; front and back run the in-tree drivers against ours.
+			# The demo (our pair under fio) runs in the long variant
+			# only: the fault suites below run our pair under fio too.
+			# tier=ci: the cases marked make-test-long only are skipped
+			# (tests/lab/README.md, "CI's time").
+			XLAB_OPTS="${XLAB_OPTS:+$XLAB_OPTS }tier=$([ -n "$long" ] && echo long || echo ci)" \
 			XLAB_TOTAL_TIMEOUT=${XLAB_TOTAL_TIMEOUT:-$(lab_guard)} \
-				stage lab 3700 tests/lab/run.sh front back demo
+				stage lab 3700 tests/lab/run.sh front back ${long:+demo}
 		else
 			skip lab "no tests/lab/run.sh"
 		fi ;;
 	faults)	if [ -x scripts/test-faults.sh ]; then
 			XLAB_TOTAL_TIMEOUT=${XLAB_TOTAL_TIMEOUT:-$(lab_guard)} \
-				stage faults 3700 scripts/test-faults.sh
+				stage faults $((long ? 14400 : 3700)) scripts/test-faults.sh ${long:+--long}
 		else
 			skip faults "no scripts/test-faults.sh"
+		fi ;;
+	package) if [ -n "$long" ]; then
+			# and a lab boot on the modules DKMS built (suite "dkms")
+			XBLK_PKG_LAB=1 stage package 1500 scripts/test-package.sh
+		else
+			stage package 300 scripts/test-package.sh
 		fi ;;
 	*)	echo "unknown stage $s" >&2
 		total_fail=$((total_fail + 1)) ;;
@@ -133,5 +166,12 @@ done
 printf '\n%s\n%-7s %-7s %7s %7s %7s\n' "== test-all summary (${SECONDS} s)" \
 	stage result passed failed time
 printf '%s\n' "${summary[@]}"
+# CI keeps only the tail of this output: repeat each failure here, one
+# line each, so that the tail names what failed.
+fails=$(grep -ahE '^(XLAB-CASE [^ ]+: (FAIL|TIMEOUT)|FAIL[: ])' "$logdir"/*.log 2>/dev/null |
+	cut -c1-400 | head -n 40)
+if [ -n "$fails" ]; then
+	printf '\n== failures\n%s\n' "$fails"
+fi
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ] && [ "$total_pass" -gt 0 ]

@@ -98,6 +98,22 @@ copy_modules() {
 	depmod -b "$root" "$KVER"
 }
 
+# dkms_modules ROOT MODULE...: with XLAB_DKMS_DIR set (run.sh, XLAB_MODULES=dkms), the modules
+# DKMS installed on this host go where DKMS puts them, with the package's modprobe.d file, and
+# the image's depmod index knows them: the suites load them with modprobe, as udev would.
+dkms_modules() {
+	local root=$1 m
+	shift
+	[ -n "${XLAB_DKMS_DIR:-}" ] || return 0
+	for m in "$@"; do
+		install -D -m 0644 "$XLAB_DKMS_DIR/$m.ko" "$root/usr/lib/modules/$KVER/updates/dkms/$m.ko"
+	done
+	if [ -f /etc/modprobe.d/xblk-dkms.conf ]; then
+		install -D -m 0644 /etc/modprobe.d/xblk-dkms.conf "$root/etc/modprobe.d/xblk-dkms.conf"
+	fi
+	depmod -b "$root" "$KVER"
+}
+
 mkcpio() { (cd "$1" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0); }
 
 xenstore_links() {
@@ -120,10 +136,13 @@ xenstore_links "$D"
 busybox_links "$D"
 copy_modules "$D" xen-blkfront ext4 kyber-iosched bfq   # (mq-deadline is built in)
 [ -f "$OUT/modules/xblkfront.ko" ] && cp "$OUT/modules/xblkfront.ko" "$D/extra/"
+dkms_modules "$D" xblkfront
 # the hostile test frontend (tests/hostile, suite "hostile")
 [ -f "$OUT/modules/xblkhostile.ko" ] && cp "$OUT/modules/xblkhostile.ko" "$D/extra/"
 # the acknowledged-writes writer/checker of suites/lifecycle.sh (static: no library to copy)
 gcc -O2 -Wall -static -o "$D/usr/bin/xlab-ackw" "$HERE/tools/xlab-ackw.c"
+# scripts/xblkstat, the iostat-like view of xblk's counters (cases trace, xblkstat)
+install -m 0755 "$HERE/../../scripts/xblkstat" "$D/usr/bin/xblkstat"
 install -m 0755 "$HERE/init/domU-init.sh" "$D/init"
 install -m 0644 "$HERE/lib/guest.sh" "$D/lab/guest.sh"
 # Stored uncompressed: libxenguest would gunzip it in dom0 user space, ~8 s per xl create
@@ -167,6 +186,7 @@ mkdir -p "$R/usr/share/qemu"
 cp -a /usr/share/qemu/keymaps "$R/usr/share/qemu/" 2>/dev/null || true
 copy_modules "$R" xenfs xen-evtchn xen-gntdev xen-gntalloc xen-privcmd xen-blkback null_blk loop dm-mod
 [ -f "$OUT/modules/xblkback.ko" ] && cp "$OUT/modules/xblkback.ko" "$R/extra/"
+dkms_modules "$R" xblkback
 # test-only: the hostile backend of suites/hostile-back.sh
 [ -f "$OUT/modules/xblkhostileback.ko" ] && cp "$OUT/modules/xblkhostileback.ko" "$R/extra/"
 [ -f "$OUT/modules/xlabprobe.ko" ] && cp "$OUT/modules/xlabprobe.ko" "$R/extra/"
@@ -184,7 +204,9 @@ if gcc -O2 -Wall -o "$OUT/xlab-cputime" "$HERE/../bench/xlab-cputime.c" \
 else
 	log "xlab-cputime not built (see $OUT/xlab-cputime.log): the bench suite cannot run"
 fi
+install -m 0755 "$HERE/../../scripts/xblkstat" "$R/usr/bin/xblkstat"
 install -m 0755 "$HERE/init/dom0-init.sh" "$R/init"
+install -m 0755 "$HERE/init/hotplug-block" "$R/lab/hotplug-block"
 install -m 0644 "$HERE/lib/dom0.sh" "$HERE/lib/cases.sh" "$R/lab/"
 mkdir -p "$R/lab/suites"
 install -m 0644 "$HERE"/suites/*.sh "$R/lab/suites/"

@@ -17,10 +17,15 @@
 # Environment:
 #   XLAB_CASES=a,b          run only these cases (data-case suites)
 #   XLAB_OPTS="k=v ..."     passed to the dom0 suites as XLAB_<K> (e.g. "front=xen-blkfront
-#                           runtime=20" for the demo on the in-tree frontend, 20 s per job)
+#                           runtime=20" for the demo on the in-tree frontend, 20 s per job);
+#                           tier=ci: make test's cut (long-only cases skipped, smaller fio
+#                           runs; README.md "CI's time"); hotplug=stock: Xen's own disk
+#                           hotplug script instead of init/hotplug-block
 #   XLAB_VERBOSE=1          stream the whole serial console (it is always in out/logs/)
 #   XLAB_NO_APT=1           never run apt-get (fail if something is missing)
 #   XLAB_NO_BUILD=1         reuse out/modules as they are
+#   XLAB_MODULES=dkms       xblkfront/xblkback from /lib/modules/<6.1>/updates/dkms (what the
+#                           xblk-dkms package built), loaded with modprobe (suite "dkms")
 #   XLAB_STRICT=1           skipped cases make the run fail
 #   XLAB_TOTAL_TIMEOUT=s    whole script incl. waiting for the lock (default 3600)
 #   XLAB_QEMU_TIMEOUT=s     one boot (default per suite: demo 480, back and back-extra 1500,
@@ -150,8 +155,10 @@ inner() {
 	[ -n "${missing// /}" ] && apt_install $missing
 
 	if ! KVER=$(pick_kver); then
-		v=$(ls /boot/vmlinuz-6.1.0-*-amd64 2>/dev/null | sed 's,.*/vmlinuz-,,' | sort -rV | head -1)
-		[ -n "$v" ] && apt_install "linux-headers-$v"
+		# by exact name: linux-image-amd64 may be backports' 6.12 here
+		v=$("$REPO/scripts/kver61.sh" 2>/dev/null) ||
+			{ apt_update; v=$("$REPO/scripts/kver61.sh") || exit 2; }
+		apt_install "linux-image-$v" "linux-headers-$v"
 		KVER=$(pick_kver) || { echo "no 6.1 kernel image with matching headers" >&2; exit 2; }
 	fi
 	KDIR=/lib/modules/$KVER/build
@@ -179,8 +186,23 @@ inner() {
 		BUILD_RC=0
 		say "XLAB_NO_BUILD: using $(ls "$OUT/modules" 2>/dev/null | tr '\n' ' ')"
 	fi
+	# XLAB_MODULES=dkms: xblkfront and xblkback as DKMS installed them on this host (the
+	# xblk-dkms package, scripts/test-package.sh), in the images' module tree, not /extra
+	DKMS_DIR=
+	case ${XLAB_MODULES:-build} in
+	build) ;;
+	dkms)
+		DKMS_DIR=/lib/modules/$KVER/updates/dkms
+		for m in xblkfront xblkback; do
+			[ -f "$DKMS_DIR/$m.ko" ] ||
+				{ echo "XLAB_MODULES=dkms: no $DKMS_DIR/$m.ko (install xblk-dkms first)" >&2; exit 2; }
+			rm -f "$OUT/modules/$m.ko"
+		done
+		say "modules from DKMS: $DKMS_DIR/xblkfront.ko $DKMS_DIR/xblkback.ko" ;;
+	*) echo "XLAB_MODULES=$XLAB_MODULES: build or dkms" >&2; exit 2 ;;
+	esac
 	say "building images"
-	OUT=$OUT "$HERE/build-images.sh" "$KVER" > "$OUT/images.log" 2>&1 ||
+	XLAB_DKMS_DIR=$DKMS_DIR OUT=$OUT "$HERE/build-images.sh" "$KVER" > "$OUT/images.log" 2>&1 ||
 		{ tail -20 "$OUT/images.log"; echo "image build failed" >&2; exit 2; }
 	say "images built ($((SECONDS - T0)) s so far)"
 
@@ -263,11 +285,16 @@ pkg_missing() {
 		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'install ok installed' || echo "$p"
 	done
 }
+apt_update() {
+	[ -n "${APT_UPDATED:-}" ] && return
+	apt-get update -qq > "$OUT/apt.log" 2>&1
+	APT_UPDATED=1
+}
 apt_install() {
 	[ -n "${XLAB_NO_APT:-}" ] && { echo "missing packages: $* (XLAB_NO_APT set)" >&2; exit 2; }
 	say "apt-get install $*"
 	export DEBIAN_FRONTEND=noninteractive
-	if [ -z "${APT_UPDATED:-}" ]; then apt-get update -qq > "$OUT/apt.log" 2>&1; APT_UPDATED=1; fi
+	apt_update
 	# linux-image-amd64 runs update-initramfs on the host (harmless); xen-hypervisor only drops
 	# files in /boot
 	apt-get install -y -qq --no-install-recommends "$@" >> "$OUT/apt.log" 2>&1 ||

@@ -65,6 +65,13 @@ xen-init-dom0 >/dev/null || die "xen-init-dom0"
 xenconsoled --pid-file /run/xenconsoled.pid --log=guest --log-dir=/var/log/xen/console \
 	--timestamp=none || die "xenconsoled"
 xl list >/dev/null || die "xl list"
+# disks' hotplug script: the lab's for block devices (init/hotplug-block says why), unless
+# xlab.hotplug=stock
+if [ "${XLAB_HOTPLUG:-lab}" != stock ]; then
+	mv /etc/xen/scripts/block /etc/xen/scripts/block-stock &&
+		cp /lab/hotplug-block /etc/xen/scripts/block && chmod 755 /etc/xen/scripts/block ||
+		die "hotplug script"
+fi
 say "xen control plane up"
 echo "XLAB-DOM0-READY"
 

@@ -26,25 +26,31 @@ echo "XLAB[domU $(cut -d' ' -f1 /proc/uptime)] agent up: domid $me, $(nproc) vcp
 
 # agent CMDKEY RCKEY: a watch on the command node wakes us up; the read timeout re-polls in case
 # an event is lost. Two agents run: "cmd" for the suites' commands, "dcmd" for diagnostics
-# while a "cmd" command hangs (dom0 uses it before it gives up on a guest).
+# while a "cmd" command hangs (dom0 uses it before it gives up on a guest). The loop is one
+# bash with /lab/guest.sh sourced once; each command runs in a subshell of it, so it starts
+# with the same functions and a clean state, and costs a fork (about 25 ms under TCG) rather
+# than a new bash that sources guest.sh again (about 215 ms).
 agent() {
 	mkfifo /tmp/watch.$1
 	xenstore-watch "$P/$1" > /tmp/watch.$1 &
-	exec 3< /tmp/watch.$1
-	xenstore-write "$P/$2" "0 0"
-	last=0
+	bash -c '. /lab/guest.sh
+	_xa_ck=$1 _xa_rk=$2 _xa_p=$3
+	set --
+	exec 3< /tmp/watch.$_xa_ck
+	xenstore-write "$_xa_p/$_xa_rk" "0 0"
+	_xa_last=0
 	while :; do
 		read -t 5 -r _ <&3 || sleep 1   # (EOF would spin: the sleep bounds it)
-		c=$(xenstore-read -R "$P/$1" 2>/dev/null) || continue
-		seq=${c%% *}
-		[ "$seq" = "$last" ] && continue
-		last=$seq
-		echo "XLAB-G-BEGIN $seq"
-		bash -c ". /lab/guest.sh; ${c#* }" </dev/null 2>&1
-		rc=$?
-		echo "XLAB-G-END $seq rc=$rc"
-		xenstore-write "$P/$2" "$seq $rc"
-	done
+		_xa_c=$(xenstore-read -R "$_xa_p/$_xa_ck" 2>/dev/null) || continue
+		_xa_seq=${_xa_c%% *}
+		[ "$_xa_seq" = "$_xa_last" ] && continue
+		_xa_last=$_xa_seq
+		echo "XLAB-G-BEGIN $_xa_seq"
+		( eval "${_xa_c#* }" ) </dev/null 2>&1
+		_xa_rc=$?
+		echo "XLAB-G-END $_xa_seq rc=$_xa_rc"
+		xenstore-write "$_xa_p/$_xa_rk" "$_xa_seq $_xa_rc"
+	done' agent "$1" "$2" "$P"
 }
 agent dcmd drc &
 agent cmd rc

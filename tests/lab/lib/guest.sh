@@ -76,7 +76,12 @@ fe_use() {
 	xblkfront)
 		if grep -q '^xen_blkfront ' /proc/modules; then rmmod xen_blkfront || return 1; fi
 		if ! grep -q '^xblkfront ' /proc/modules; then
-			insmod /extra/xblkfront.ko || { dmesg | tail -20; return 1; }
+			# without /extra/xblkfront.ko (XLAB_MODULES=dkms): the module tree's
+			if [ -f /extra/xblkfront.ko ]; then
+				insmod /extra/xblkfront.ko
+			else
+				modprobe xblkfront
+			fi || { dmesg | tail -20; return 1; }
 			# remember the defaults, to reset parameters between cases
 			for p in /sys/module/xblkfront/parameters/*; do
 				echo "${p##*/}=$(cat "$p")"
@@ -276,15 +281,20 @@ irqsum() {
 # fe_counters DISK: xblkfront's summed queue counters: notify_out notify_in spurious requests
 # (zeros for a frontend without them)
 fe_counters() {
-	local d=/sys/block/$1/device k x v sum out=""
+	local k out=""
 	for k in notify_out notify_in spurious reads writes; do
-		sum=0
-		for x in "$d"/queue-*/$k; do
-			[ -f "$x" ] && read -r v < "$x" && sum=$((sum + v))
-		done
-		out="$out $sum"
+		out="$out $(fe_queue_sum "$1" "$k")"
 	done
 	echo "$out"
+}
+
+# fe_queue_sum DISK COUNTER: xblkfront's queue-N/COUNTER summed over the queues (0 without)
+fe_queue_sum() {
+	local x v sum=0
+	for x in /sys/block/"$1"/device/queue-*/"$2"; do
+		[ -f "$x" ] && read -r v < "$x" && sum=$((sum + v))
+	done
+	echo "$sum"
 }
 
 # bench_fio [-m TOKEN] DEV IRQ-REGEX FIO-ARGS...: one benchmark job (fio, O_DIRECT libaio,
@@ -377,4 +387,65 @@ ackw_end() {
 	echo "XLAB-SYSBLOCK $(ls /sys/block | tr '\n' ' ')"
 	[ ! -e "/sys/block/$2" ] || { echo "ackw_end: stale /sys/block/$2"; return 4; }
 	[ ! -e "/sys/bus/xen/devices/vbd-$devid" ] || { echo "ackw_end: stale xenbus device vbd-$devid"; return 4; }
+}
+
+# tracefs_begin SYSTEM KB: mount tracefs if it is not, empty the trace buffer (KB per CPU),
+# enable SYSTEM's events and start tracing (case trace)
+tracefs_begin() {
+	local t=/sys/kernel/tracing
+	[ -d $t/events ] || mount -t tracefs nodev $t || { echo "cannot mount tracefs"; return 1; }
+	[ -d "$t/events/$1" ] || { echo "no events/$1 in tracefs"; return 1; }
+	echo 0 > $t/tracing_on && echo "$2" > $t/buffer_size_kb && echo > $t/trace &&
+		echo 1 > "$t/events/$1/enable" && echo 1 > $t/tracing_on
+}
+# tracefs_end SYSTEM: stop tracing, disable SYSTEM's events; prints overrun=<events lost>
+tracefs_end() {
+	local t=/sys/kernel/tracing
+	echo 0 > $t/tracing_on
+	echo 0 > "$t/events/$1/enable"
+	echo "overrun=$(cat $t/per_cpu/cpu*/stats | awk '/^overrun:/ { s += $2 } END { print s + 0 }')"
+}
+
+# fe_sums TAG DISK: xblkfront's queue counters summed over the queues, as TAG_<counter>=N
+fe_sums() {
+	local k out=""
+	for k in reads writes flushes discards notify_out responses errors; do
+		out="$out $1_$k=$(fe_queue_sum "$2" "$k")"
+	done
+	echo "XLAB-FESUMS$out"
+}
+
+# fe_trace_count DISK: the xblkfront events of DISK in the trace buffer, counted as t_<what>=N
+fe_trace_count() {
+	awk -v dk="$1" '
+	/ xblkfront_(queue|push|response): / {
+		for (i = 1; i <= NF; i++) if ($i ~ /^xblkfront_/) break
+		ev = $i; sub(/:$/, "", ev); sub(/^xblkfront_/, "", ev)
+		if ($(i + 1) != dk) next
+		split("", kv)
+		for (j = i + 2; j <= NF; j++) { split($j, p, "="); kv[p[1]] = p[2] }
+		if (ev == "queue") { n["queue"]++; n["q_" kv["op"]]++ }
+		else if (ev == "push") { n["push"]++; n["push_batch"] += kv["batch"]; if (kv["notify"] == 1) n["push_notify"]++ }
+		else { n["resp"]++; if (kv["status"] != 0) n["resp_err"]++ }
+	}
+	END { printf "XLAB-FETRACE"; for (k in n) printf " t_%s=%d", k, n[k]; print "" }' /sys/kernel/tracing/trace
+}
+
+# push_hist_begin / push_hist_end: the hist trigger Documentation/xblkstat.rst shows, on
+# xblkfront_push (pushes by notify, with the requests they carried); end prints
+# XLAB-HIST h_notify=<pushes that notified> h_batch=<requests pushed>, or nothing when the
+# kernel has no hist triggers
+push_hist_begin() {
+	rm -f /tmp/hist.on
+	echo 'hist:keys=notify:vals=batch' > /sys/kernel/tracing/events/xblkfront/xblkfront_push/trigger \
+		2>/dev/null && : > /tmp/hist.on
+	return 0
+}
+push_hist_end() {
+	local e=/sys/kernel/tracing/events/xblkfront/xblkfront_push
+	[ -f /tmp/hist.on ] || { echo "XLAB-HIST none"; return 0; }
+	awk '/^\{ notify: *1 \}/ { for (i = 1; i < NF; i++) if ($i == "hitcount:") n += $(i + 1) }
+		/^\{ notify:/ { for (i = 1; i < NF; i++) if ($i == "batch:") b += $(i + 1) }
+		END { printf "XLAB-HIST h_notify=%d h_batch=%d\n", n, b }' $e/hist
+	echo '!hist:keys=notify:vals=batch' > $e/trigger
 }

@@ -15,13 +15,14 @@ FRONT=xblkfront
 [ -f /extra/xblkfront.ko ] || FRONT=xen-blkfront
 if suite_begin; then
 	if [ "$FRONT" = xblkfront ]; then
-		data_cases ours- -qdisk
+		# (make test: each setting once with both our ends; front and intree- cover the rest)
+		data_cases ours- -qdisk ~nullb-q1 ~indirect-on ~persistent-off ~persistent-on ~ring-order2
 	else
 		case_skip ours-all "xblkfront.ko not in the image"
 	fi
 	FRONT=xen-blkfront
 	data_cases intree- -qdisk -nullb-q1 -indirect-off -persistent-on -persistent-beoff -ring-order2 \
-		-ring-order-fe1 -hotplug -sched
+		-ring-order-fe1 -hotplug -sched ~loop-q2 ~indirect-on ~persistent-off ~ext4
 else
 	case_begin setup; case_fail "suite setup failed"; case_end
 fi

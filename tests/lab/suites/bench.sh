@@ -31,8 +31,9 @@
 # mode (XLAB_BENCH_MODE=notify, suite bench-wall): seq-4k, rand-4k, slow-seq-4k and slow-rand-4k
 # once per pair, no native, XLAB_RUNTIME default 5.
 # XLAB_PAIRS (default intree,xblk) may add variants of ours: xblk-b<N> (frontend
-# max_inflight=N), xblk-i<N> (irq_batch=N), xblk-p0 (backend poll_inflight=0), combined as in
-# xblk-b0-i1-p0; a suffix @dl, @ky or @bfq runs that pair with the guest's disks on mq-deadline,
+# max_inflight=N), xblk-i<N> (irq_batch=N), xblk-p0 (backend poll_inflight=0), xblk-a0
+# (frontend adaptive_budget=0), xblk-f0 (frontend irq_affinity=0 and backend irq_follow=0),
+# combined as in xblk-b0-i1-p0; a suffix @dl, @ky or @bfq runs that pair with the guest's disks on mq-deadline,
 # kyber or bfq (default: none). XLAB_WORK=a,b limits the jobs (names as above).
 #
 # One line per job:  XLAB-BENCH round=R clock=C set=S pair=P work=W key=value...
@@ -307,8 +308,9 @@ pair_use() {
 		FE_IRQ='^blkif$' BE_IRQ='^blkif-backend$'
 		;;
 	xblk | xblk-*)
-		# variants: xblk-b<N> max_inflight=N, -i<N> irq_batch=N (frontend), -p0 the
-		# backend's poll_inflight off; e.g. xblk-b0-i1-p0 batches nothing
+		# variants: xblk-b<N> max_inflight=N, -i<N> irq_batch=N, -a0 adaptive_budget
+		# off (frontend), -p0 the backend's poll_inflight off, -f0 both sides' event
+		# affinity off; e.g. xblk-b0-i1-p0 batches nothing
 		local v be=(xblkback)
 		fe=(xblkfront)
 		[ "$q" = 1 ] && fe+=(max_queues=1)
@@ -319,6 +321,8 @@ pair_use() {
 			b[0-9]*) fe+=(max_inflight="${budget#b}") ;;
 			i[0-9]*) fe+=(irq_batch="${budget#i}") ;;
 			p[01]) be+=(poll_inflight="${budget#p}") ;;
+			a[01]) fe+=(adaptive_budget="${budget#a}") ;;
+			f[01]) fe+=(irq_affinity="${budget#f}") be+=(irq_follow="${budget#f}") ;;
 			*) case_fail "unknown variant $budget in $pair"; return 1 ;;
 			esac
 		done

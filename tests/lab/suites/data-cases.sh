@@ -4,7 +4,8 @@
 # The data-path case list shared by the frontend/backend suites. Source it after lib/cases.sh
 # with G, FRONT and BACK set, then call
 #     data_cases [PREFIX] [-CASE...]
-# PREFIX is put before every case name (e.g. "intree-"); -CASE leaves a case out.
+# PREFIX is put before every case name (e.g. "intree-"); -CASE leaves a case out; ~CASE runs it
+# in make test-long only (long_only).
 # xlab.cases=a,b on the dom0 command line (XLAB_CASES; run.sh passes $XLAB_CASES) runs only
 # those cases (with or without the prefix).
 #
@@ -13,7 +14,9 @@ data_cases() {
 	local pfx=${1:-} skip=" ${*:2} "
 	want() {
 		[[ $skip != *" -$1 "* ]] || return 1
-		[ -z "${XLAB_CASES:-}" ] || [[ ,$XLAB_CASES, == *,$1,* ]] || [[ ,$XLAB_CASES, == *,$pfx$1,* ]]
+		[ -z "${XLAB_CASES:-}" ] || [[ ,$XLAB_CASES, == *,$1,* ]] || [[ ,$XLAB_CASES, == *,$pfx$1,* ]] ||
+			return 1
+		[[ $skip != *" ~$1 "* ]] || long_only "$pfx$1"
 	}
 	want nullb-q1         && run_case "${pfx}nullb-q1" c_queues nullb0 1
 	want nullb-q2         && run_case "${pfx}nullb-q2" c_queues nullb0 2
@@ -34,5 +37,10 @@ data_cases() {
 	want bounce           && [ "$FRONT" = xblkfront ] && run_case "${pfx}bounce" c_bounce
 	want untrusted        && [ "$FRONT" = xblkfront ] && run_case "${pfx}untrusted" c_untrusted
 	want qdisk            && run_case "${pfx}qdisk" c_qdisk
+	# our tracepoints and scripts/xblkstat need our drivers on both ends
+	if [ "$FRONT" = xblkfront ] && [ "$BACK" = xblkback ]; then
+		want trace    && run_case "${pfx}trace" c_trace
+		want xblkstat && run_case "${pfx}xblkstat" c_xblkstat
+	fi
 	return 0
 }

@@ -523,19 +523,19 @@ if suite_begin 1; then
 	want timeout-report && run_case timeout-report c_timeout_report
 	want timeout-fail && run_case timeout-fail c_timeout_fail
 	want resize-flood-ours && run_case resize-flood-ours c_resize_flood xblkfront
-	want resize-flood-intree && run_case resize-flood-intree c_resize_flood xen-blkfront
+	want resize-flood-intree && long_only resize-flood-intree && run_case resize-flood-intree c_resize_flood xen-blkfront
 	want connect-flood && run_case connect-flood c_connect_flood
-	want keys-sectors_nonnum && run_case keys-sectors_nonnum c_keys sectors_nonnum sectors
+	want keys-sectors_nonnum && long_only keys-sectors_nonnum && run_case keys-sectors_nonnum c_keys sectors_nonnum sectors
 	want keys-sectors_huge && run_case keys-sectors_huge c_keys sectors_huge sectors
-	want keys-ss0 && run_case keys-ss0 c_keys ss0 sector-size
+	want keys-ss0 && long_only keys-ss0 && run_case keys-ss0 c_keys ss0 sector-size
 	want keys-ss3 && run_case keys-ss3 c_keys ss3 sector-size
-	want keys-ss2g && run_case keys-ss2g c_keys ss2g sector-size
+	want keys-ss2g && long_only keys-ss2g && run_case keys-ss2g c_keys ss2g sector-size
 	want keys-pss_bad && run_case keys-pss_bad c_keys pss_bad physical-sector-size
 	want keys-mq_huge && run_case keys-mq_huge c_keys mq_huge multi-queue-max-queues
 	want keys-indirect_garbage && run_case keys-indirect_garbage c_keys indirect_garbage feature-max-indirect-segments
-	want keys-ring_order_neg && run_case keys-ring_order_neg c_keys ring_order_neg max-ring-page-order
-	want keys-flush_2 && run_case keys-flush_2 c_keys flush_2 feature-flush-cache
-	want keys-pss_small && run_case keys-pss_small c_pss_small
+	want keys-ring_order_neg && long_only keys-ring_order_neg && run_case keys-ring_order_neg c_keys ring_order_neg max-ring-page-order
+	want keys-flush_2 && long_only keys-flush_2 && run_case keys-flush_2 c_keys flush_2 feature-flush-cache
+	want keys-pss_small && long_only keys-pss_small && run_case keys-pss_small c_pss_small
 	want recover && run_case recover recover xvdb 8M 16M
 	hb_unload
 else

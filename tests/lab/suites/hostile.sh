@@ -38,7 +38,8 @@
 #   unaligned    4 KiB null_blk with a virtual boundary: I/O not aligned to 4 KiB refused, and
 #                so is every segment that is not whole 4 KiB blocks (two 2 KiB segments at
 #                sector 0 made 6.1's bio_split() BUG in the ring thread), also in 300-segment
-#                indirect requests where a bio is cut; whole-block requests served.
+#                indirect requests where a bio is cut; whole-block requests served; the
+#                neighbour (g2, xen-blkfront, nullb1) passes fio verify meanwhile.
 #                unaligned-intree: the same against xen-blkback (which refuses them too)
 #   keys-MODE    attacks through xenstore (KEYS below): the guest attaches with one key
 #                missing, malformed or out of range (ring-page-order, multi-queue-num-queues,
@@ -49,13 +50,14 @@
 #   keys-good    then the same guest attaches with correct keys: connected, reads served
 #   stormfull    the page budget used up by slow reads, then 4 s of notifications: the blocked
 #                ring must throttle them (spurious late EOIs): about one interrupt per jiffy,
-#                at most 500 a second (before the fix: 72,000 a second)
+#                at most 500 a second (before the fix: 72,000 a second); the neighbour
+#                passes fio verify meanwhile
 #   bigfrag      dom0's memory fragmented (tests/probe/xlabprobe.ko): a 1024-segment indirect
 #                read, whose 40 KiB segment array cannot be contiguous, is served
 #   discards     two hostile guests push 511 whole-device discards each on a slow disk: no work
 #                item on dom0's system_unbound_wq waits 0.5 s, at most 64 in flight per ring
 #   slowclose    16 slow reads in flight, then Closing: a second guest's xl block-attach takes
-#                seconds meanwhile (the backend does not wait on the xenwatch thread); the slow
+#                about its idle time meanwhile (no wait on the xenwatch thread); the slow
 #                vbd gets to Closed once they are answered; slowclose-intree: xen-blkback
 # shellcheck source=/dev/null
 . /lab/dom0.sh
@@ -243,20 +245,42 @@ c_detach() {
 	no_leak "after detach"
 }
 
-# noisy-neighbour: guest g2 (xen-blkfront) on nullb1 verifies data in a loop while $G attacks
-c_noisy() {
-	local q=g2 t0 fails passes
-	if [ -z "${G_DOMID[$q]}" ]; then
-		guest_create "$q" 2 384 "format=raw,vdev=xvdb,access=rw,target=$(backing nullb1)" ||
-			{ case_fail "could not create guest $q"; return 1; }
+# nn_start: the well-behaved neighbour: guest g2 (xen-blkfront) gets nullb1 on the backend
+# loaded now (as xvdb; created if it does not exist yet) and runs fio write + verify on it in
+# a loop until nn_stop. nn_stop: end the loop, check that every run passed and at least one
+# ran, detach the disk (g2 stays for later cases).
+NN=g2
+nn_start() {
+	if [ -z "${G_DOMID[$NN]}" ]; then
+		guest_create "$NN" 2 384 || { case_fail "could not create guest $NN"; return 1; }
 	fi
-	fe_use "$q" xen-blkfront || return 1
-	g_ok "$q" "waitdev /dev/xvdb 45 && rm -f /tmp/nn.out /tmp/nn.stop && (end=\$((SECONDS + 400)); n=0
+	fe_use "$NN" xen-blkfront || return 1
+	timeout 60 xl block-attach "$NN" "format=raw,vdev=xvdb,access=rw,target=$(backing nullb1)" ||
+		{ case_fail "xl block-attach $NN failed"; return 1; }
+	CASE_DISKS+=("$NN:xvdb")
+	g_ok "$NN" "waitdev /dev/xvdb 45 && rm -f /tmp/nn.out /tmp/nn.stop && (end=\$((SECONDS + 400)); n=0
 		while [ ! -f /tmp/nn.stop ] && [ \$SECONDS -lt \$end ]; do
 			fio_verify /dev/xvdb 4M 8M > /tmp/nn.fio 2>&1 || { echo NN-FAIL; cat /tmp/nn.fio; break; }
 			n=\$((n + 1)); echo NN-PASS \$n
 		done > /tmp/nn.out 2>&1; echo NN-DONE >> /tmp/nn.out) > /dev/null 2>&1 &
-		sleep 3" || return 1
+		sleep 3"
+}
+
+nn_stop() {
+	local fails passes
+	g_ok "$NN" "touch /tmp/nn.stop" || return 1
+	g_ok -t 240 "$NN" "while ! grep -q NN-DONE /tmp/nn.out; do sleep 1; done; cat /tmp/nn.out; kcheck" || return 1
+	fails=$(grep -c NN-FAIL "$G_OUT") passes=$(grep -c NN-PASS "$G_OUT")
+	[ "$fails" = 0 ] || case_fail "the neighbour's fio verify failed: $(grep -v '^XLAB-' "$G_OUT" | grep -iE 'err|verify' | head -3 | tr '\n' '|' | cut -c1-300)"
+	[ "$passes" -ge 1 ] || case_fail "the neighbour completed no fio verify run"
+	case_note "neighbour $NN: $passes fio write+verify runs passed, $fails failed"
+	disk_detach "$NN" xvdb
+}
+
+# noisy-neighbour: the neighbour verifies data in a loop while $G attacks
+c_noisy() {
+	local t0
+	nn_start || return 1
 	t0=$SECONDS
 	c_attack dfetch 300 err_req "" || true
 	c_attack grefs "" io_err 'mapping grant [0-9]+ failed' || true
@@ -264,13 +288,7 @@ c_noisy() {
 	c_flood || true
 	c_storm 15 || true
 	case_note "attacks took $((SECONDS - t0)) s"
-	g_ok "$q" "touch /tmp/nn.stop" || return 1
-	g_ok -t 240 "$q" "while ! grep -q NN-DONE /tmp/nn.out; do sleep 1; done; cat /tmp/nn.out; kcheck" || return 1
-	fails=$(grep -c NN-FAIL "$G_OUT") passes=$(grep -c NN-PASS "$G_OUT")
-	[ "$fails" = 0 ] || case_fail "the neighbour's fio verify failed: $(grep -v '^XLAB-' "$G_OUT" | grep -iE 'err|verify' | head -3 | tr '\n' '|' | cut -c1-300)"
-	[ "$passes" -ge 1 ] || case_fail "the neighbour completed no fio verify run"
-	case_note "neighbour $q: $passes fio write+verify runs passed, $fails failed"
-	guest_destroy "$q"
+	nn_stop
 }
 
 # persistent: the grant and indirect attacks again with persistent grants negotiated (the
@@ -310,10 +328,12 @@ c_unaligned() {
 	fi
 	expect "nb4k virt_boundary" "$(cat $d/virt_boundary)" 1
 	be_use "$BACK" max_indirect_segments=512 || return 1
+	nn_start || return 1
 	h_attach /dev/nb4k || return 1
 	c_attack unaligned "" err_req 'not aligned to the logical block'
 	grep -q '300-segment indirect requests' <<< "$H_LINE" ||
 		case_fail "the 300-segment indirect requests did not run: $H_LINE"
+	nn_stop
 	disk_detach "$G" $VDEV || return 1
 	no_leak "after detach"
 }
@@ -348,16 +368,23 @@ h_attach_reg() {
 
 # slowclose [BACKEND]: the hostile frontend pushes 8 reads on the slow disk (16 s for all) and
 # writes Closing at once. The backend must not wait for them on the xenwatch thread: a second
-# guest's xl block-attach meanwhile must take seconds, not the 16 s. The slow vbd gets to Closed
+# guest's xl block-attach meanwhile must take about as long as it does on an idle dom0 (measured
+# first, in the same boot: the lab's speed varies), not the 16 s. The slow vbd gets to Closed
 # once its reads are answered (xblkback), and nothing stays mapped.
 c_slowclose() {
-	local be=${1:-$BACK} q=g2 t0 t1 ta tc st i
+	local be=${1:-$BACK} q=g2 t0 t1 ta tb tc st i
 	slow_disk || return 1
 	be_use "$be" || return 1
 	if [ -z "${G_DOMID[$q]}" ]; then
 		guest_create "$q" 2 384 || { case_fail "could not create guest $q"; return 1; }
 	fi
 	fe_use "$q" xen-blkfront || return 1
+	t0=$(now)
+	timeout 60 xl block-attach "$q" "format=raw,vdev=xvdb,access=rw,target=/dev/nullb1" ||
+		{ case_fail "xl block-attach $q failed on an idle dom0"; return 1; }
+	tb=$(awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.1f", b - a}')
+	CASE_DISKS+=("$q:xvdb")
+	disk_detach "$q" xvdb || return 1
 	h_attach_reg /dev/nbslow || return 1
 	h_run slowclose 8 || { case_fail "guest: $H_LINE"; return 1; }
 	t0=$(now)
@@ -368,8 +395,10 @@ c_slowclose() {
 	CASE_DISKS+=("$q:xvdb")
 	st=$(xs_back "$G" $VDEV state)
 	ta=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b - a}')
-	awk -v t="$ta" 'BEGIN{exit !(t < 5)}' ||
-		case_fail "a second guest's xl block-attach took $ta s while the slow vbd closed"
+	# the bound is ours; xen-blkback's time is recorded. Waiting on xenwatch for the reads made
+	# it 10.7 s (ac3e560, Xen's hotplug script).
+	[ "$be" != xblkback ] || awk -v t="$ta" -v b="$tb" 'BEGIN{exit !(t < 2 * b + 1.5)}' ||
+		case_fail "a second guest's xl block-attach took $ta s while the slow vbd closed, $tb s on an idle dom0"
 	g_ok "$q" "waitdev /dev/xvdb 45 && dd if=/dev/xvdb of=/dev/null bs=64k count=16 iflag=direct 2>&1 | tail -1" ||
 		case_fail "the second guest's disk does not work"
 	# the slow vbd: Closed once its reads are answered (16 s after they were pushed)
@@ -381,7 +410,7 @@ c_slowclose() {
 		awk -v t="$tc" 'BEGIN{exit !(t > 8)}' ||
 			case_fail "the slow vbd was Closed after $tc s: its reads were not slow, the case shows nothing"
 	fi
-	case_note "second guest's xl block-attach took $ta s; slow vbd Closed (state ${st:-gone}) after $tc s"
+	case_note "second guest's xl block-attach took $ta s ($tb s idle); slow vbd Closed (state ${st:-gone}) after $tc s"
 	disk_detach "$q" xvdb || return 1
 	disk_detach "$G" $VDEV || return 1
 	[ "$be" = xblkback ] && no_leak "after both detaches"
@@ -398,10 +427,12 @@ c_stormfull() {
 	nullb_make nbstorm size=64 irqmode=2 completion_nsec=4500000000 ||
 		{ case_fail "no slow null_blk"; return 1; }
 	be_use "$BACK" max_inflight_pages=64 max_indirect_segments=16 || return 1
+	nn_start || return 1
 	h_attach_reg /dev/nbstorm || return 1
 	n0=$(be_stat "$G" $VDEV notify_in) o0=$(be_stat "$G" $VDEV oo_req)
 	h_run stormfull 4 200 || case_fail "guest: $H_LINE"
 	n1=$(be_stat "$G" $VDEV notify_in) o1=$(be_stat "$G" $VDEV oo_req)
+	nn_stop
 	irqs=$((n1 - n0)) sent=$(h_field notifications)
 	[ "$((o1 - o0))" -ge 1 ] || case_fail "the ring never ran out of budget (oo_req $o0 -> $o1): the case shows nothing"
 	# Linux delays a spurious late EOI by a jiffy at most once the next EOI is not spurious,
@@ -568,6 +599,18 @@ KEYS=(
 	"long-queues|multi-queue-num-queues=$LONG1|/multi-queue-num-queues = \"1{32}\"\.\.\. \(1000 bytes\) is malformed"
 )
 
+# The keys cases make test (CI) runs with XLAB_OPTS="keys=ci" (scripts/test-faults.sh): each
+# key once, and every distinct way of refusing one (grant, event channel, second queue, NUL,
+# escapes, overlong); the other variants of a key go through the same reader and its unit
+# tests (tests/unit test_xenstore, fuzz_xenstore). make test-long runs them all, and so does
+# XLAB_CASES naming one.
+KEYS_CI="order-abc queues-above queues-q1-evtchn ringref-missing ringref-unused evtchn-99999
+	proto-escape proto-nul persistent-2 long-queues"
+keys_selected() {
+	[ "${XLAB_KEYS:-all}" = ci ] && [ -z "${XLAB_CASES:-}" ] || return 0
+	[[ " $(echo $KEYS_CI) " == *" $1 "* ]]
+}
+
 # be_path/err_node: the vbd's backend directory and xenbus' error node for it
 be_path() { echo "/local/domain/0/backend/vbd/${G_DOMID[$G]}/$(vdev_devid "$VDEV")"; }
 err_node() { echo "/local/domain/0/error/backend/vbd/${G_DOMID[$G]}/$(vdev_devid "$VDEV")/error"; }
@@ -676,18 +719,19 @@ if suite_begin; then
 	run_case detach c_detach
 	for k in "${KEYS[@]}"; do
 		IFS='|' read -r m kspec kre <<< "$k"
+		keys_selected "$m" || continue
 		{ want keys || want "keys-$m"; } && run_case "keys-$m" c_keys "$kspec" "$kre"
 	done
 	{ want keys || want keys-good; } && run_case keys-good c_keys_good
 	want persistent && run_case persistent c_persistent
 	want readonly && run_case readonly c_readonly
 	want unaligned && run_case unaligned c_unaligned
-	want unaligned && run_case unaligned-intree c_unaligned_intree
+	want unaligned && long_only unaligned-intree && run_case unaligned-intree c_unaligned_intree
 	want stormfull && run_case stormfull c_stormfull
 	want bigfrag && run_case bigfrag c_bigfrag
 	want discards && run_case discards c_discards
 	want slowclose && run_case slowclose c_slowclose
-	want slowclose && run_case slowclose-intree c_slowclose xen-blkback
+	want slowclose && long_only slowclose-intree && run_case slowclose-intree c_slowclose xen-blkback
 else
 	case_begin setup; case_fail "suite setup failed"; case_end
 fi
