@@ -23,6 +23,12 @@
 #define XBLK_MAX_INDIRECT_SEGS \
 	(BLKIF_MAX_INDIRECT_PAGES_PER_REQUEST * XBLK_SEGS_PER_INDIRECT_FRAME)
 
+/*
+ * Smallest segment count a device's request limit (xblk-max-sectors) can
+ * cut a frontend down to: 128 KiB, the request the in-tree frontend sends.
+ */
+#define XBLK_FLOOR_SEGS		32
+
 /* Largest ring: 2^4 pages, as XENBUS_MAX_RING_GRANT_ORDER. */
 #define XBLK_MAX_RING_ORDER	4
 

@@ -609,7 +609,10 @@ struct xblk_negotiated {
  * Indirect descriptors are used only when they give more than the 11
  * segments a direct request carries.  When the backend says how large a
  * request the device can use (xblk-max-sectors), asking for more segments
- * than that only costs memory and grants.
+ * than that only costs memory and grants; but never fewer than
+ * XBLK_FLOOR_SEGS (128 KiB, what the in-tree frontend always sends):
+ * dom0's block layer splits a request the device cannot take in one, which
+ * costs far less than the guest sending two.
  */
 static inline void xblk_negotiate(const struct xblk_be_info *bi,
 				  const struct xblk_fe_limits *fl,
@@ -626,7 +629,7 @@ static inline void xblk_negotiate(const struct xblk_be_info *bi,
 	if (bi->max_sectors)
 		segs = min(segs, max(DIV_ROUND_UP(bi->max_sectors,
 						  (unsigned int)XBLK_SECTORS_PER_PAGE),
-				     (unsigned int)BLKIF_MAX_SEGMENTS_PER_REQUEST));
+				     (unsigned int)XBLK_FLOOR_SEGS));
 	neg->indirect = segs > BLKIF_MAX_SEGMENTS_PER_REQUEST;
 	neg->segs = neg->indirect ? segs : BLKIF_MAX_SEGMENTS_PER_REQUEST;
 }
@@ -637,10 +640,12 @@ static inline void xblk_negotiate(const struct xblk_be_info *bi,
  * @neg: the negotiated configuration
  *
  * What the segments can carry, capped by xblk-max-sectors when the backend
- * sends it, then rounded down to whole pages: each segment is a page, so a
- * limit such as null_blk's 255 sectors would make the block layer split a
- * large write 512 bytes short of a page and start the next request in the
- * middle of one.  Never below one logical block.
+ * sends it.  The cap is rounded up to whole pages, because each segment is
+ * a page: a limit such as null_blk's 255 sectors would otherwise make the
+ * guest split a 128 KiB read into 124 + 4 KiB, two ring requests where
+ * dom0's block layer would split off half a KiB for the device.  For the
+ * same reason the cap never goes below XBLK_FLOOR_SEGS pages.  Never below
+ * one logical block.
  *
  * Return: the limit in 512-byte sectors.
  */
@@ -648,11 +653,15 @@ static inline unsigned int xblk_max_request_sectors(const struct xblk_be_info *b
 						    const struct xblk_negotiated *neg)
 {
 	unsigned int sectors = neg->segs * XBLK_SECTORS_PER_PAGE;
+	unsigned int cap;
 
-	if (bi->max_sectors && bi->max_sectors < sectors)
-		sectors = bi->max_sectors;
-	if (sectors >= XBLK_SECTORS_PER_PAGE)
-		sectors -= sectors % XBLK_SECTORS_PER_PAGE;
+	if (bi->max_sectors) {
+		cap = DIV_ROUND_UP(bi->max_sectors,
+				   (unsigned int)XBLK_SECTORS_PER_PAGE);
+		cap = max(cap, (unsigned int)XBLK_FLOOR_SEGS) *
+		      XBLK_SECTORS_PER_PAGE;
+		sectors = min(sectors, cap);
+	}
 	return max_t(unsigned int, sectors, bi->sector_size >> XBLK_SECTOR_SHIFT);
 }
 

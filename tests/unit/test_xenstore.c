@@ -614,29 +614,41 @@ XTEST(negotiate_capped_by_max_sectors)
 	struct xblk_negotiated n;
 
 	fe(&fl, 1, 1, 0, 256);
-	be(&bi, 1, 0, 256, 128);		/* 64 KiB = 16 pages */
+	be(&bi, 1, 0, 256, 512);		/* 256 KiB = 64 pages */
+	n = nego(&bi, &fl);
+	CHECK(n.indirect);
+	CHECK_EQ(n.segs, 64);
+	be(&bi, 1, 0, 256, 513);		/* rounds up */
+	n = nego(&bi, &fl);
+	CHECK_EQ(n.segs, 65);
+	/* never below 128 KiB: dom0 splits for the device, cheaper */
+	be(&bi, 1, 0, 256, 128);
+	n = nego(&bi, &fl);
+	CHECK(n.indirect);
+	CHECK_EQ(n.segs, XBLK_FLOOR_SEGS);
+	be(&bi, 1, 0, 256, 1);
+	n = nego(&bi, &fl);
+	CHECK_EQ(n.segs, XBLK_FLOOR_SEGS);
+	be(&bi, 1, 0, 256, 255);		/* null_blk */
+	n = nego(&bi, &fl);
+	CHECK_EQ(n.segs, 32);
+	be(&bi, 1, 0, 16, 1);			/* the floor never exceeds the offer */
 	n = nego(&bi, &fl);
 	CHECK(n.indirect);
 	CHECK_EQ(n.segs, 16);
-	be(&bi, 1, 0, 256, 129);		/* rounds up */
-	n = nego(&bi, &fl);
-	CHECK_EQ(n.segs, 17);
-	be(&bi, 1, 0, 256, 64);			/* 8 pages < 11: direct */
-	n = nego(&bi, &fl);
-	CHECK(!n.indirect);
-	CHECK_EQ(n.segs, 11);
+	fe(&fl, 1, 1, 0, 20);
 	be(&bi, 1, 0, 256, 1);
 	n = nego(&bi, &fl);
-	CHECK(!n.indirect);
-	CHECK_EQ(n.segs, 11);
-	be(&bi, 1, 0, 256, 96);			/* exactly 12 pages */
-	n = nego(&bi, &fl);
-	CHECK(n.indirect);
-	CHECK_EQ(n.segs, 12);
+	CHECK_EQ(n.segs, 20);
+	fe(&fl, 1, 1, 0, 256);
 	be(&bi, 1, 0, 256, 1u << 22);		/* larger than the offers */
 	n = nego(&bi, &fl);
 	CHECK_EQ(n.segs, 256);
 	be(&bi, 1, 0, 0, 1u << 22);		/* no indirect at all */
+	n = nego(&bi, &fl);
+	CHECK(!n.indirect);
+	CHECK_EQ(n.segs, 11);
+	be(&bi, 1, 0, 0, 64);
 	n = nego(&bi, &fl);
 	CHECK(!n.indirect);
 	CHECK_EQ(n.segs, 11);
@@ -652,29 +664,37 @@ XTEST(max_request_sectors_whole_pages)
 	be(&bi, 1, 0, 256, 255);		/* null_blk: 255 sectors */
 	n = nego(&bi, &fl);
 	CHECK_EQ(n.segs, 32);
-	/* 248, not 255: the next request must not start mid-page */
-	CHECK_EQ(xblk_max_request_sectors(&bi, &n), 248);
+	/* 256, not 255 or 248: one request per 128 KiB, dom0 splits */
+	CHECK_EQ(xblk_max_request_sectors(&bi, &n), 256);
 	be(&bi, 1, 0, 256, 0);			/* no key: what the segments carry */
 	n = nego(&bi, &fl);
 	CHECK_EQ(xblk_max_request_sectors(&bi, &n), 256 * 8);
 	be(&bi, 1, 0, 256, 2048);
 	n = nego(&bi, &fl);
 	CHECK_EQ(xblk_max_request_sectors(&bi, &n), 2048);
+	be(&bi, 1, 0, 256, 2047);		/* whole pages, rounded up */
+	n = nego(&bi, &fl);
+	CHECK_EQ(xblk_max_request_sectors(&bi, &n), 2048);
+	CHECK_EQ(xblk_max_request_sectors(&bi, &n) % 8, 0);
 	be(&bi, 1, 0, 0, 0);			/* direct only: 11 pages */
 	n = nego(&bi, &fl);
 	CHECK_EQ(xblk_max_request_sectors(&bi, &n), 88);
-	be(&bi, 1, 0, 256, 5);			/* below a page: kept as sent */
+	be(&bi, 1, 0, 0, 5);			/* direct only, tiny device limit */
 	n = nego(&bi, &fl);
-	CHECK_EQ(xblk_max_request_sectors(&bi, &n), 5);
-	be(&bi, 1, 0, 256, 1);
-	bi.sector_size = 4096;			/* never below one logical block */
+	CHECK_EQ(xblk_max_request_sectors(&bi, &n), 88);
+	be(&bi, 1, 0, 256, 5);			/* below a page: the 128 KiB floor */
 	n = nego(&bi, &fl);
-	CHECK_EQ(xblk_max_request_sectors(&bi, &n), 8);
+	CHECK_EQ(xblk_max_request_sectors(&bi, &n), 256);
 	be(&bi, 1, 0, 256, 12);
 	bi.sector_size = 4096;
 	n = nego(&bi, &fl);
-	CHECK_EQ(xblk_max_request_sectors(&bi, &n), 8);
+	CHECK_EQ(xblk_max_request_sectors(&bi, &n), 256);
 	CHECK_EQ(xblk_max_request_sectors(&bi, &n) % (bi.sector_size >> 9), 0);
+	fe(&fl, 1, 1, 0, 0);			/* no indirect: never below a block */
+	be(&bi, 1, 0, 256, 8);
+	bi.sector_size = 4096;
+	n = nego(&bi, &fl);
+	CHECK_EQ(xblk_max_request_sectors(&bi, &n), 88);
 }
 
 XTEST(negotiate_queues_min_of_three)

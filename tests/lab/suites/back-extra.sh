@@ -195,15 +195,16 @@ c_geometry() {   # FRONT
 	if [ "$1" = xblkfront ]; then
 		local FRONT=xblkfront	# fe_expect: our frontend must export what it checks
 		# Documentation/protocol.rst: segments = min(backend max, parameter (256),
-		# max(ceil(xblk-max-sectors / 8), 11)); request size = min(xblk-max-sectors, segments * 8)
-		# rounded down to whole 4 KiB pages (null_blk's 255 sectors give 248)
+		# max(ceil(xblk-max-sectors / 8), 32)); request size = min(segments * 8,
+		# max(xblk-max-sectors rounded up to whole 4 KiB pages, 256)) (null_blk's 255
+		# sectors give 256: dom0 splits, the guest sends one request per 128 KiB)
 		segs=$(((xms + 7) / 8))
-		[ "$segs" -lt 11 ] && segs=11
+		[ "$segs" -lt 32 ] && segs=32
 		[ "$segs" -gt 256 ] && segs=256
 		[ -n "$bemax" ] && [ "$bemax" -lt "$segs" ] && segs=$bemax
-		hw=$((segs * 8))
-		[ "$xms" -lt "$hw" ] && hw=$xms
-		[ "$hw" -ge 8 ] && hw=$((hw / 8 * 8))
+		hw=$(((xms + 7) / 8 * 8))
+		[ "$hw" -lt 256 ] && hw=256
+		[ "$hw" -gt $((segs * 8)) ] && hw=$((segs * 8))
 		expect "guest minimum_io_size" "$DI_io_min" "$xmin"
 		expect "guest optimal_io_size" "$DI_io_opt" "$xopt"
 		expect "guest max_hw_sectors_kb" "$DI_max_hw_sectors_kb" $((hw / 2))
