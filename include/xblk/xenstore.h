@@ -656,10 +656,9 @@ static inline unsigned int xblk_max_request_sectors(const struct xblk_be_info *b
 	unsigned int cap;
 
 	if (bi->max_sectors) {
-		cap = DIV_ROUND_UP(bi->max_sectors,
-				   (unsigned int)XBLK_SECTORS_PER_PAGE);
-		cap = max(cap, (unsigned int)XBLK_FLOOR_SEGS) *
-		      XBLK_SECTORS_PER_PAGE;
+		cap = max_t(unsigned int, XBLK_FLOOR_SEGS,
+			    DIV_ROUND_UP(bi->max_sectors, XBLK_SECTORS_PER_PAGE));
+		cap *= XBLK_SECTORS_PER_PAGE;
 		sectors = min(sectors, cap);
 	}
 	return max_t(unsigned int, sectors, bi->sector_size >> XBLK_SECTOR_SHIFT);

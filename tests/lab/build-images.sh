@@ -141,6 +141,9 @@ dkms_modules "$D" xblkfront
 [ -f "$OUT/modules/xblkhostile.ko" ] && cp "$OUT/modules/xblkhostile.ko" "$D/extra/"
 # the acknowledged-writes writer/checker of suites/lifecycle.sh (static: no library to copy)
 gcc -O2 -Wall -static -o "$D/usr/bin/xlab-ackw" "$HERE/tools/xlab-ackw.c"
+# the kernel tick profiler's reader (bench with XLAB_OPTS=kprof=1), in both images
+gcc -O2 -Wall -static -o "$OUT/xlab-kprof" "$HERE/../bench/xlab-kprof.c"
+install -m 0755 "$OUT/xlab-kprof" "$D/usr/bin/xlab-kprof"
 # scripts/xblkstat, the iostat-like view of xblk's counters (cases trace, xblkstat)
 install -m 0755 "$HERE/../../scripts/xblkstat" "$D/usr/bin/xblkstat"
 install -m 0755 "$HERE/init/domU-init.sh" "$D/init"
@@ -193,6 +196,7 @@ dkms_modules "$R" xblkback
 # xblkfront.ko in dom0 too: only so that suites can see it was built
 [ -f "$OUT/modules/xblkfront.ko" ] && cp "$OUT/modules/xblkfront.ko" "$R/extra/"
 [ -f "$OUT/modules/xblkhostile.ko" ] && cp "$OUT/modules/xblkhostile.ko" "$R/extra/"
+install -m 0755 "$OUT/xlab-kprof" "$R/usr/bin/xlab-kprof"
 # the bench suite's CPU-time reader (tests/bench/xlab-cputime.c): linked against the
 # libxenctrl that xl uses (its headers are not installed: the source declares what it calls).
 # Only the bench needs it: a failed build leaves it out, the bench then says so.

@@ -425,6 +425,8 @@ boot() {
 	# suite still ends with a complete report before QEMU's timeout
 	dom0_cmdline="console=hvc0 earlyprintk=xen loglevel=6 ${suite:+xlab.suites=$suite} xlab.budget=$((tmo - 120)) ${XLAB_CASES:+xlab.cases=$XLAB_CASES}"
 	for w in ${XLAB_OPTS:-}; do dom0_cmdline="$dom0_cmdline xlab.$w"; done
+	# kprof=1: the kernel's tick profiler (/proc/profile) in dom0 and the guests (bench)
+	[[ " ${XLAB_OPTS:-} " == *" kprof=1 "* ]] && dom0_cmdline="$dom0_cmdline profile=2"
 	[ -n "${XLAB_SHELL:-}" ] && dom0_cmdline="$dom0_cmdline xlab.mode=shell"
 	dom0_cmdline="$dom0_cmdline xlab.clock=$(suite_clock "$suite")"
 	local clk

@@ -198,7 +198,7 @@ _guest_create1() {
 	type = "pv"
 	kernel = "$kernel"
 	ramdisk = "/guest/domU.cpio"
-	extra = "console=hvc0 loglevel=6 ${XLAB_GUEST_EXTRA:-}"
+	extra = "console=hvc0 loglevel=6 ${XLAB_GUEST_EXTRA:-}${XLAB_KPROF:+ profile=2}"
 	memory = $mem
 	vcpus = $vcpus
 	disk = [ ${disks%, } ]

@@ -337,6 +337,24 @@ pair_use() {
 # delta A B: B - A, or "-" when either is not a number
 delta() { [[ $1 =~ ^[0-9]+$ && $2 =~ ^[0-9]+$ ]] && echo $(($2 - $1)) || echo -; }
 
+# kprof_reset / kprof_dump TAGS: with XLAB_OPTS=kprof=1 (the kernels booted with profile=2),
+# clear the tick profiles of dom0 and the guest before a job and print their busiest kernel
+# functions after it, "XLAB-KPROF TAGS side=dom0|guest ticks=N pct=P sym=S" (under icount a
+# tick is 4 ms of one vCPU's instructions; user mode is not sampled)
+kprof_reset() {
+	echo 0 > /proc/sys/kernel/kptr_restrict
+	xlab-kprof reset
+	g_run "$G" "echo 0 > /proc/sys/kernel/kptr_restrict; xlab-kprof reset" ||
+		log "kprof: guest reset failed (rc=$G_RC)"
+}
+kprof_dump() {
+	local o=$G_OUT rc=$G_RC
+	xlab-kprof top 40 | awk -v t="$1" '{ print "XLAB-KPROF " t " side=dom0 ticks=" $1 " pct=" $2 " sym=" $3 }'
+	g_run "$G" "xlab-kprof top 40" &&
+		awk -v t="$1" '/^[0-9]/ || /^total/ { print "XLAB-KPROF " t " side=guest ticks=" $1 " pct=" $2 " sym=" $3 }' "$G_OUT"
+	G_OUT=$o G_RC=$rc
+}
+
 # run_job ROUND PAIR QUEUES NAME VDEV FIO-ARGS...: one job in the guest, one XLAB-BENCH line.
 # The guest command runs in the background while cpu_window samples Xen's CPU times.
 run_job() {
@@ -347,6 +365,7 @@ run_job() {
 	tok=$name.$round.$RANDOM
 	read -r -a b0 <<< "$(be_counters "$vdev")"
 	bi0=$(irqsum "$BE_IRQ")
+	[ -n "${XLAB_KPROF:-}" ] && kprof_reset
 	rm -f $LAB_TMP/job.rc
 	(g_run -t $((RT + 150)) "$G" "bench_fio -m $tok /dev/$vdev '$FE_IRQ' $TIMING $*"
 		echo "$G_RC $G_OUT" > $LAB_TMP/job.rc) &
@@ -359,6 +378,7 @@ run_job() {
 	read -r -a b1 <<< "$(be_counters "$vdev")"
 	bi1=$(irqsum "$BE_IRQ")
 	gl=$(grep -o 'XLAB-BENCHG .*' "$G_OUT" | head -1)
+	[ -n "${XLAB_KPROF:-}" ] && kprof_dump "round=$round pair=$pair work=$name"
 	if [ "$G_RC" != 0 ] || [[ $gl != *iops=* ]]; then
 		case_fail "$name: fio in the guest failed (rc=$G_RC): $(grep -v '^XLAB-' "$G_OUT" | tail -3 | tr '\n' '|')"
 		return 1
