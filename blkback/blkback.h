@@ -428,6 +428,8 @@ enum xbb_thread_life {
  * @nr_pgrants: persistent grants mapped or being mapped
  * @max_pgrants: limit on @nr_pgrants; 0 when persistence is off
  * @batch: grant operations of the current pass
+ * @qos_gen: the xbb_qos.gen this thread last associated itself with (qos.c);
+ *	0 before its first round
  */
 struct xbb_ring {
 	struct xbb_dev *be;
@@ -466,6 +468,7 @@ struct xbb_ring {
 	unsigned int nr_pgrants;
 	unsigned int max_pgrants;
 	struct xbb_batch batch;
+	unsigned int qos_gen;
 };
 
 int xbb_ring_map(struct xbb_ring *ring, const grant_ref_t *grefs,
@@ -475,6 +478,37 @@ int xbb_ring_start(struct xbb_ring *ring);
 bool xbb_ring_stop(struct xbb_ring *ring);
 void xbb_ring_respond(struct xbb_ring *ring, u64 id, u8 op, s16 status);
 void xbb_ring_limits(struct xbb_ring *ring, struct xblk_req_limits *lim);
+
+/* ------------------------------------------------------------------ */
+/* Per-guest QoS (qos.c).                                              */
+
+struct cgroup_subsys_state;
+
+/**
+ * struct xbb_qos - the cgroup v2 a device's I/O is charged to
+ * @lock: protects @css, @path and the writes of @gen.  A spinlock: the ring
+ *	threads take it (briefly) when they pick up a change; whoever resolves
+ *	a new path does so before taking it, and drops the old css after.
+ * @css: the io css of the assigned cgroup, one reference held; NULL: none
+ * @path: its path as assigned ("/a/b", kmalloc'ed); NULL: none
+ * @gen: bumped at every change, never 0; a ring thread compares it with its
+ *	xbb_ring.qos_gen at the top of each round (READ_ONCE, no lock)
+ */
+struct xbb_qos {
+	/* See @lock above. */
+	spinlock_t lock;
+	struct cgroup_subsys_state *css;
+	char *path;
+	unsigned int gen;
+};
+
+void xbb_qos_init(struct xbb_dev *be);
+void xbb_qos_connect(struct xbb_dev *be);
+void xbb_qos_exit(struct xbb_dev *be);
+int xbb_qos_store(struct xbb_dev *be, const char *buf, size_t len);
+ssize_t xbb_qos_show(struct xbb_dev *be, char *buf);
+void xbb_qos_ring_apply(struct xbb_ring *ring);
+void xbb_qos_ring_exit(struct xbb_ring *ring);
 
 /* ------------------------------------------------------------------ */
 /* The device (xenbus.c).                                              */
@@ -515,6 +549,7 @@ void xbb_ring_limits(struct xbb_ring *ring, struct xblk_req_limits *lim);
  * @resize_work: tells the frontend the new size (queued by ring 0)
  * @teardown_work: stops @old_rings off the xenwatch thread, which must not
  *	  wait for a guest's requests (every xenbus watch of dom0 waits then)
+ * @qos: the cgroup its I/O is charged to, under its own lock (qos.c)
  */
 struct xbb_dev {
 	struct xenbus_device *xdev;
@@ -545,6 +580,9 @@ struct xbb_dev {
 
 	struct work_struct resize_work;
 	struct work_struct teardown_work;
+
+	/* See struct xbb_qos. */
+	struct xbb_qos qos;
 };
 
 int xbb_xenbus_init(void);

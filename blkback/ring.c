@@ -397,6 +397,7 @@ static void xbb_ring_round(struct xbb_ring *ring, bool timed_out)
 	bool took;
 	int more = 0;
 
+	xbb_qos_ring_apply(ring);
 	ring->more = false;
 	xbb_ring_check_size(ring);
 	xbb_io_reap(ring);
@@ -538,6 +539,7 @@ static int xbb_ring_thread(void *arg)
 		}
 	}
 	xbb_ring_drain(ring);
+	xbb_qos_ring_exit(ring);
 	return 0;
 }
 

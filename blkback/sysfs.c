@@ -160,11 +160,28 @@ static ssize_t persistent_show(struct device *d, struct device_attribute *a,
 }
 static DEVICE_ATTR_RO(persistent);
 
+/* The cgroup v2 the device's I/O is charged to (qos.c). */
+static ssize_t cgroup_show(struct device *d, struct device_attribute *a,
+			   char *buf)
+{
+	return xbb_qos_show(xbb_from_dev(d), buf);
+}
+
+static ssize_t cgroup_store(struct device *d, struct device_attribute *a,
+			    const char *buf, size_t count)
+{
+	int err = xbb_qos_store(xbb_from_dev(d), buf, count);
+
+	return err ? err : count;
+}
+static DEVICE_ATTR_RW(cgroup);
+
 static struct attribute *xbb_dev_attrs[] = {
 	&dev_attr_physical_device.attr,
 	&dev_attr_nr_rings.attr,
 	&dev_attr_ring_page_order.attr,
 	&dev_attr_persistent.attr,
+	&dev_attr_cgroup.attr,
 	NULL
 };
 

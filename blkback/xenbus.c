@@ -426,6 +426,7 @@ static void xbb_try_connect(struct xbb_dev *be)
 		xbb_fatal(be, err, "writing the disk's keys");
 		return;
 	}
+	xbb_qos_connect(be);
 	for (i = 0; i < be->nr_rings; i++) {
 		err = xbb_ring_start(&be->rings[i]);
 		if (err)
@@ -680,6 +681,7 @@ static void xbb_free(struct xbb_dev *be)
 	mutex_lock(&be->lock);
 	xbb_vbd_close(be);
 	mutex_unlock(&be->lock);
+	xbb_qos_exit(be);
 	kfree(be);
 }
 
@@ -740,6 +742,7 @@ static int xbb_probe(struct xenbus_device *dev,
 	if (!IS_ERR(disk))
 		kfree(disk);
 	xbb_log_init(be);
+	xbb_qos_init(be);
 	mutex_init(&be->lock);
 	spin_lock_init(&be->rings_lock);
 	INIT_WORK(&be->resize_work, xbb_resize_work);
