@@ -190,6 +190,8 @@ static void xbb_qos_report(struct xbb_dev *be, const char *source,
 			   const char *s, size_t len, int err,
 			   const char *outcome)
 {
+	if (len && s[len - 1] == '\n')
+		len--;		/* echo's, not part of the value */
 	xbb_warn_state(be, "%s = \"%*pE\"%s refused (%d): %s; %s", source,
 		       (int)min_t(size_t, len, XBB_QOS_QUOTE_MAX), s,
 		       len > XBB_QOS_QUOTE_MAX ? "..." : "", err,

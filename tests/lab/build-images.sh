@@ -187,7 +187,7 @@ cp /etc/xen/xl.conf "$R/etc/xen/"
 # QEMU as xen-block (qdisk) backend: keymaps and data files it may look up
 mkdir -p "$R/usr/share/qemu"
 cp -a /usr/share/qemu/keymaps "$R/usr/share/qemu/" 2>/dev/null || true
-copy_modules "$R" xenfs xen-evtchn xen-gntdev xen-gntalloc xen-privcmd xen-blkback null_blk loop dm-mod
+copy_modules "$R" xenfs xen-evtchn xen-gntdev xen-gntalloc xen-privcmd xen-blkback null_blk loop dm-mod bfq
 [ -f "$OUT/modules/xblkback.ko" ] && cp "$OUT/modules/xblkback.ko" "$R/extra/"
 dkms_modules "$R" xblkback
 # test-only: the hostile backend of suites/hostile-back.sh

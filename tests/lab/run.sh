@@ -35,11 +35,12 @@
 #   XLAB_LOCK_WAIT=s        how long to wait for another lab run (default 2400)
 #   XLAB_ACCEL, XLAB_CPU    QEMU -accel / -cpu (default tcg,thread=multi / qemu64); -accel
 #                           only applies to the wall clock
-#   XLAB_CLOCK=icount|wall  the clock of every boot (default: icount for the bench suite, wall
-#                           for the others). icount: deterministic, single-threaded TCG with
-#                           -icount shift=0,sleep=off -rtc clock=vm (1 instruction = 1 ns of
-#                           virtual time, idle time skipped; Documentation/bench.rst); wall:
-#                           multi-threaded TCG on the host's time. dom0 sees it as XLAB_CLOCK
+#   XLAB_CLOCK=icount|wall  the clock of every boot (default: icount for the bench and qos
+#                           suites, wall for the others). icount: deterministic, single-
+#                           threaded TCG with -icount shift=0,sleep=off -rtc clock=vm (1
+#                           instruction = 1 ns of virtual time, idle time skipped;
+#                           Documentation/bench.rst); wall: multi-threaded TCG on the host's
+#                           time. dom0 sees it as XLAB_CLOCK
 #   XLAB_SHELL=1            boot one dom0 with an interactive shell on this terminal, no suite
 #
 # The whole script is one function called on the last line: bash reads a script while it runs
@@ -325,10 +326,11 @@ xlab_opt() {
 foreign_qemu() { pgrep -x qemu-system-x86_64 2>/dev/null | head -1; }
 
 # suite_clock SUITE: the clock SUITE boots on: XLAB_CLOCK if set, else icount for the bench
-# suite (deterministic figures, see Documentation/bench.rst) and wall for every other one
+# and qos suites (deterministic figures, see Documentation/bench.rst; qos: repeatable rates)
+# and wall for every other one
 suite_clock() {
 	if [ -n "${XLAB_CLOCK:-}" ]; then echo "$XLAB_CLOCK"; return; fi
-	case $1 in bench) echo icount ;; *) echo wall ;; esac
+	case $1 in bench | qos) echo icount ;; *) echo wall ;; esac
 }
 
 # clock_args SUITE: QEMU's accelerator and clock options for SUITE's clock. icount needs

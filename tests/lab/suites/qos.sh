@@ -1,0 +1,307 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# Suite "qos": xblkback's per-guest QoS (Documentation/blkback.rst, "QoS"): each VBD's bios are
+# charged to the cgroup v2 its sysfs attribute "cgroup" or its backend key "xblk-cgroup" names.
+# Two guests (ga, gb; xblkfront, one vCPU each) share one dom0 disk: two dm-linear halves of one
+# null_blk, as two LVs of one disk would. dom0 runs cgroup2 with +io down to /xen/{ga,gb}.
+# Booted on the icount clock (run.sh's suite_clock): rates are per virtual second, repeatable.
+# Rates are measured in dom0 from the backend's counters (rd_req, wr_sect) over a window in
+# which both guests' fio run (started before, ending after it); fio's own figures are noted.
+#
+#   qos-max      nbq (1 ms completions, deep queue, memory backed): ga's VBD joins /xen/ga by
+#                the backend key xblk-cgroup (written before the frontend connects), gb's
+#                /xen/gb through sysfs. io.max on ga's dm device "riops=300": gb's 4 KiB random
+#                reads alone, then both at once: ga within 10% of 300 IOPS, gb not below 90% of
+#                its rate alone. The same with "wbps=2 MiB/s" and 64 KiB sequential writes.
+#   qos-weight   nbw (1 ms completions, hw_queue_depth 2: the bottleneck) under bfq
+#                (low_latency 0): io.bfq.weight 100 for ga, 400 for gb, both guests read 4 KiB
+#                at random with more in flight than the device takes: gb/ga within 3.2..4.8
+#   qos-bad      a nonexistent path: ENOENT, the attribute unchanged; a cgroup whose parent
+#                lacks +io: EINVAL, unchanged; "xen/ga" without the slash, "" and "/" work;
+#                the backend key with a nonexistent path: dom0's log names the key and the
+#                value, the disk connects without a cgroup and verifies
+#   qos-runtime  ga's VBD moved ga -> gb -> ga through sysfs while fio write+verify and 4 KiB
+#                random reads run: no error, the verify passes, the read rate follows the
+#                limit (about 300 IOPS in ga, several times that in gb)
+. /lab/dom0.sh
+. /lab/cases.sh
+# shellcheck disable=SC2034  # (G: run_case's guest)
+G=ga
+CG=/sys/fs/cgroup
+NB_NSEC=1000000            # both null_blks complete after 1 ms (virtual)
+RIOPS=${XLAB_QOS_RIOPS:-300}
+WBPS=$((2 * 1024 * 1024))
+WIN=${XLAB_QOS_WIN:-3}      # measuring window, seconds
+LEAD=1.5                    # both fio run this long before the window opens
+
+# the VBD attribute of guest NAME's xvdb
+qos_attr() { echo "/sys/bus/xen-backend/devices/vbd-${G_DOMID[$1]}-$(vdev_devid xvdb)/cgroup"; }
+
+# qos_write NAME VALUE: write the attribute; prints the error message (empty if it worked)
+qos_write() { { printf '%s\n' "$2" > "$(qos_attr "$1")"; } 2>&1 | sed 's/.*: //'; }
+
+# nullb_q NAME key=value...: a configfs null_blk (512 MiB, 512 B blocks, blk-mq, 1 ms
+# timer completions unless given); nothing if it exists
+nullb_q() {
+	local d=/sys/kernel/config/nullb/$1 kv
+	shift
+	[ -b "/dev/${d##*/}" ] && return 0
+	mkdir "$d" || return 1
+	for kv in size=512 blocksize=512 queue_mode=2 irqmode=2 completion_nsec=$NB_NSEC "$@"; do
+		echo "${kv#*=}" > "$d/${kv%%=*}" || { log "nullb ${d##*/}: cannot set $kv"; return 1; }
+	done
+	echo 1 > "$d/power" && [ -b "/dev/${d##*/}" ]
+}
+
+# dm_half NAME DISK HALF(0|1): a dm-linear device over one half of DISK; prints dm-N
+dm_half() {
+	local sz d n=
+	sz=$(($(blockdev --getsz "/dev/$2") / 2))
+	dmsetup info "$1" > /dev/null 2>&1 ||
+		dmsetup create --noudevsync "$1" --table "0 $sz linear /dev/$2 $(($3 * sz))" || return 1
+	for d in /sys/block/dm-*; do
+		[ "$(cat "$d/dm/name" 2>/dev/null)" = "$1" ] && n=${d##*/}
+	done
+	[ -n "$n" ] && [ -b "/dev/$n" ] && echo "$n"
+}
+
+declare -A DM
+qos_setup() {
+	local n d h
+	modprobe configfs 2>/dev/null
+	[ -d /sys/kernel/config/nullb ] || mount -t configfs configfs /sys/kernel/config 2>/dev/null
+	modprobe null_blk nr_devices=0 && modprobe dm-mod && modprobe bfq ||
+		{ log "modprobe null_blk/dm-mod/bfq failed"; return 1; }
+	# nbq: deep enough never to be the bottleneck; memory backed (qos-runtime verifies data)
+	nullb_q nbq hw_queue_depth=64 memory_backed=1 &&
+		nullb_q nbw hw_queue_depth=2 submit_queues=1 memory_backed=0 ||
+		{ log "cannot create the null_blks"; return 1; }
+	for n in qa:nbq:0 qb:nbq:1 wa:nbw:0 wb:nbw:1; do
+		IFS=: read -r n d h <<< "$n"
+		DM[$n]=$(dm_half "x$n" "$d" "$h") || { log "dm-linear $n failed"; return 1; }
+	done
+	echo bfq > /sys/block/nbw/queue/scheduler && echo 0 > /sys/block/nbw/queue/iosched/low_latency ||
+		{ log "nbw: cannot select bfq"; return 1; }
+	# cgroup2 with the io controller down to /xen/ga and /xen/gb; /xen/ga/noio has none
+	grep -q " $CG cgroup2 " /proc/mounts || mount -t cgroup2 none $CG || { log "cannot mount cgroup2"; return 1; }
+	mkdir -p $CG/xen/ga/noio $CG/xen/gb &&
+		echo +io > $CG/cgroup.subtree_control && echo +io > $CG/xen/cgroup.subtree_control ||
+		{ log "cannot enable +io on $CG/xen"; return 1; }
+	log "qos: dm ${DM[*]}; $CG/xen: $(cat $CG/xen/cgroup.subtree_control); ga: $(ls $CG/xen/ga | grep -c '^io\.') io files"
+	be_use xblkback || return 1
+	guest_create ga 1 384 && guest_create gb 1 384 || return 1
+	fe_use ga xblkfront && fe_use gb xblkfront
+}
+
+# attach NAME DMKEY [key]: xvdb of guest NAME on DM[DMKEY]; with "key", the backend key
+# xblk-cgroup=/xen/NAME is written before the frontend connects (the toolstack's way)
+attach() {
+	local dir
+	if [ "${3:-}" = key ]; then
+		g_ok "$1" fe_unload || return 1
+		log "xl block-attach $1 (frontend unloaded) + xblk-cgroup"
+		timeout 90 xl block-attach "$1" "format=raw,vdev=xvdb,access=rw,target=/dev/${DM[$2]}" ||
+			{ case_fail "xl block-attach $1 failed"; return 1; }
+		CASE_DISKS+=("$1:xvdb")
+		dir=/local/domain/0/backend/vbd/${G_DOMID[$1]}/$(vdev_devid xvdb)
+		xenstore-write "$dir/xblk-cgroup" "${4:-/xen/$1}" || { case_fail "cannot write $dir/xblk-cgroup"; return 1; }
+		fe_use "$1" xblkfront && g_ok "$1" "waitdev /dev/xvdb 45"
+	else
+		disk_attach "$1" "/dev/${DM[$2]}" xvdb
+	fi
+}
+
+# bg NAME TAG FIO-ARGS...: fio (xfio) in the background in guest NAME; bg_wait NAME TAG: its
+# output (in G_OUT) and status
+bg() {
+	local n=$1 t=$2
+	shift 2
+	g_ok "$n" "rm -f /tmp/$t.rc; (xfio $t --ioengine=libaio --direct=1 --filename=/dev/xvdb --randrepeat=0 $* > /tmp/$t.log 2>&1; echo \$? > /tmp/$t.rc) &"
+}
+bg_wait() {
+	g_run -t 150 "$1" "i=0; while [ ! -f /tmp/$2.rc ] && [ \$i -lt 1200 ]; do sleep 0.1; i=\$((i+1)); done
+		cat /tmp/$2.log; exit \$(cat /tmp/$2.rc 2>/dev/null || echo 99)" && return 0
+	case_fail "[$1] fio $2 rc=$G_RC: $(grep -v '^XLAB-' "$G_OUT" | tail -3 | tr '\n' '|' | cut -c1-300)"
+}
+# fio_fig FIELD: FIELD (read_iops, write_kibs...) of the last bg_wait's first XLAB-FIO line
+fio_fig() { grep -o "XLAB-FIO.*" "$G_OUT" | head -1 | grep -o "\b$1=[^ ]*" | cut -d= -f2; }
+
+# snap: "uptime ga.rd_req ga.wr_sect gb.rd_req gb.wr_sect" (absent guests/disks count 0)
+snap() {
+	local u g
+	read -r u _ < /proc/uptime
+	printf '%s' "$u"
+	for g in ga gb; do printf ' %s %s' "$(be_stat $g xvdb rd_req || echo 0)" "$(be_stat $g xvdb wr_sect || echo 0)"; done
+	echo
+}
+# window: the counters over WIN seconds after LEAD; sets R_ga R_gb (read IOPS) W_ga W_gb
+# (written KiB/s)
+window() {
+	local s0 s1
+	sleep $LEAD
+	s0=$(snap)
+	sleep "$WIN"
+	s1=$(snap)
+	read -r R_ga W_ga R_gb W_gb <<< "$(awk -v a="$s0" -v b="$s1" 'BEGIN {
+		split(a, x); split(b, y); t = y[1] - x[1]
+		printf "%.1f %.1f %.1f %.1f\n", (y[2] - x[2]) / t, (y[3] - x[3]) / 2 / t, (y[4] - x[4]) / t, (y[5] - x[5]) / 2 / t }')"
+	log "window ${WIN}s: ga $R_ga IOPS read, $W_ga KiB/s written; gb $R_gb IOPS read, $W_gb KiB/s written"
+}
+# near LABEL VALUE WANT PCT: VALUE within PCT% of WANT
+near() {
+	awk -v v="$2" -v w="$3" -v p="$4" 'BEGIN { d = v - w; if (d < 0) d = -d; exit !(d <= w * p / 100) }' ||
+		case_fail "$1: $2, expected $3 +-$4%"
+}
+# atleast LABEL VALUE BASE PCT: VALUE >= PCT% of BASE
+atleast() {
+	awk -v v="$2" -v b="$3" -v p="$4" 'BEGIN { exit !(b > 0 && v >= b * p / 100) }' ||
+		case_fail "$1: $2, below $4% of $3"
+}
+dm_devt() { cat "/sys/block/${DM[$1]}/dev"; }
+
+# pair JOB RUNTIME-ARGS: gb alone, then ga and gb at once, measured in the window
+RUN=$(awk -v l=$LEAD -v w="$WIN" 'BEGIN { printf "%d", l + w + 2.5 }')
+c_max() {
+	local rd="--name=rr --rw=randread --bs=4k --iodepth=2 --time_based --runtime=$RUN --size=128M"
+	local rda="--name=rr --rw=randread --bs=4k --iodepth=4 --time_based --runtime=$RUN --size=128M"
+	local wr="--name=sw --rw=write --bs=64k --iodepth=2 --time_based --runtime=$RUN --size=32M"
+	local b_alone a_fio b_fio
+	guest_ensure gb || { case_fail "guest gb is gone"; return 1; }
+	attach ga qa key && attach gb qb || return 1
+	expect "ga's cgroup (backend key xblk-cgroup)" "$(cat "$(qos_attr ga)")" /xen/ga
+	[ -z "$(qos_write gb /xen/gb)" ] || { case_fail "cannot assign gb's VBD to /xen/gb"; return 1; }
+	expect "gb's cgroup (sysfs)" "$(cat "$(qos_attr gb)")" /xen/gb
+	dmesg | grep -q "xblk.*I/O charged to cgroup /xen/ga" || case_note "no 'charged to cgroup' line in dom0's log"
+	echo "$(dm_devt qa) riops=$RIOPS" > $CG/xen/ga/io.max || { case_fail "cannot set io.max"; return 1; }
+	log "ga io.max: $(cat $CG/xen/ga/io.max)"
+	# riops
+	bg gb ralone $rd && window && bg_wait gb ralone || return 1
+	b_alone=$R_gb
+	bg ga rboth $rda && bg gb rboth $rd && window || return 1
+	bg_wait ga rboth && a_fio=$(fio_fig read_iops)
+	bg_wait gb rboth && b_fio=$(fio_fig read_iops)
+	near "ga's read IOPS under riops=$RIOPS" "$R_ga" "$RIOPS" 10
+	atleast "gb's read IOPS beside ga" "$R_gb" "$b_alone" 90
+	case_note "riops=$RIOPS: ga $R_ga IOPS (fio $a_fio), gb $R_gb IOPS (fio $b_fio) beside ga, $b_alone alone"
+	# wbps
+	echo "$(dm_devt qa) riops=max wbps=$WBPS" > $CG/xen/ga/io.max || { case_fail "cannot set io.max wbps"; return 1; }
+	log "ga io.max: $(cat $CG/xen/ga/io.max)"
+	bg gb walone $wr && window && bg_wait gb walone || return 1
+	b_alone=$W_gb
+	bg ga wboth $wr && bg gb wboth $wr && window || return 1
+	bg_wait ga wboth && a_fio=$(fio_fig write_kibs)
+	bg_wait gb wboth && b_fio=$(fio_fig write_kibs)
+	near "ga's write KiB/s under wbps=$WBPS" "$W_ga" $((WBPS / 1024)) 10
+	atleast "gb's write KiB/s beside ga" "$W_gb" "$b_alone" 90
+	case_note "wbps=2MiB/s: ga $W_ga KiB/s (fio $a_fio), gb $W_gb KiB/s (fio $b_fio) beside ga, $b_alone alone"
+	echo "$(dm_devt qa) wbps=max" > $CG/xen/ga/io.max
+	G=gb g_kcheck
+}
+
+c_weight() {
+	local rd="--name=rr --rw=randread --bs=4k --iodepth=16 --time_based --runtime=$RUN --size=128M"
+	local ratio a_fio b_fio
+	guest_ensure gb || { case_fail "guest gb is gone"; return 1; }
+	attach ga wa && attach gb wb || return 1
+	[ -z "$(qos_write ga /xen/ga)" ] && [ -z "$(qos_write gb /xen/gb)" ] ||
+		{ case_fail "cannot assign the VBDs to /xen/ga, /xen/gb"; return 1; }
+	[ -f $CG/xen/ga/io.bfq.weight ] || { case_fail "no io.bfq.weight in $CG/xen/ga"; return 1; }
+	echo 100 > $CG/xen/ga/io.bfq.weight && echo 400 > $CG/xen/gb/io.bfq.weight ||
+		{ case_fail "cannot set io.bfq.weight"; return 1; }
+	log "nbw scheduler: $(cat /sys/block/nbw/queue/scheduler); weights ga $(cat $CG/xen/ga/io.bfq.weight | tr '\n' ' ') gb $(cat $CG/xen/gb/io.bfq.weight | tr '\n' ' ')"
+	bg ga wboth $rd && bg gb wboth $rd && window || return 1
+	bg_wait ga wboth && a_fio=$(fio_fig read_iops)
+	bg_wait gb wboth && b_fio=$(fio_fig read_iops)
+	ratio=$(awk -v a="$R_ga" -v b="$R_gb" 'BEGIN { if (a > 0) printf "%.2f", b / a; else print "inf" }')
+	case_note "bfq weights 100:400: ga $R_ga IOPS (fio $a_fio), gb $R_gb IOPS (fio $b_fio), gb/ga $ratio"
+	awk -v r="$ratio" 'BEGIN { exit !(r >= 3.2 && r <= 4.8) }' ||
+		case_fail "gb/ga throughput ratio $ratio, expected 3.2..4.8 (weights 100:400)"
+	G=gb g_kcheck
+}
+
+c_bad() {
+	local a v e dir
+	attach ga qa || return 1
+	a=$(qos_attr ga)
+	expect "attribute before any assignment" "$(cat "$a")" ""
+	e=$(qos_write ga xen/ga)
+	expect "'xen/ga' (no leading slash): error" "$e" ""
+	expect "after 'xen/ga'" "$(cat "$a")" /xen/ga
+	e=$(qos_write ga /xen/nonexistent)
+	[[ $e == *"No such file"* ]] || case_fail "nonexistent path: '$e', expected ENOENT"
+	expect "after the nonexistent path" "$(cat "$a")" /xen/ga
+	e=$(qos_write ga /xen/ga/noio)
+	[[ $e == *"Invalid argument"* ]] || case_fail "cgroup without +io: '$e', expected EINVAL"
+	expect "after the cgroup without +io" "$(cat "$a")" /xen/ga
+	dmesg | tail -5 | grep -q 'cgroup.*/xen/ga/noio.*refused' ||
+		case_fail "dom0's log does not say why /xen/ga/noio was refused: $(dmesg | tail -1)"
+	e=$(qos_write ga /)
+	expect "'/': error" "$e" ""
+	expect "after '/'" "$(cat "$a")" ""
+	qos_write ga /xen/gb > /dev/null
+	e=$(qos_write ga "")
+	expect "'': error" "$e" ""
+	expect "after ''" "$(cat "$a")" ""
+	case_note "ENOENT and EINVAL refused with the attribute unchanged; 'xen/ga', '/' and '' work"
+	g_ok -t 150 ga "fio_verify /dev/xvdb 2M 4M" || return 1
+	disk_detach ga xvdb || return 1
+	# the backend key with a path that does not exist: reported, the disk connects without one
+	attach ga qa key /xen/nonexistent || return 1
+	v=$(dmesg | grep 'xblk-cgroup' | tail -1)
+	[[ $v == *'xblk-cgroup = "/xen/nonexistent" refused'* ]] ||
+		case_fail "dom0's log does not name the bad key and value: '${v:-nothing}'"
+	expect "attribute after the bad key" "$(cat "$(qos_attr ga)")" ""
+	g_ok -t 150 ga "fio_verify /dev/xvdb 2M 4M" || return 1
+	case_note "bad key logged: ${v#*] }"
+	dir=/local/domain/0/backend/vbd/${G_DOMID[ga]}/$(vdev_devid xvdb)
+	xenstore-rm "$dir/xblk-cgroup" 2>/dev/null
+	return 0
+}
+
+c_runtime() {
+	local a r_ga r_gb r_ga2 e
+	attach ga qa || return 1
+	a=$(qos_attr ga)
+	echo "$(dm_devt qa) riops=$RIOPS wbps=max" > $CG/xen/ga/io.max || { case_fail "cannot set io.max"; return 1; }
+	[ -z "$(qos_write ga /xen/ga)" ] || { case_fail "cannot assign /xen/ga"; return 1; }
+	# one fio: write+verify of 2 MiB (4 KiB random, QD4, 50 writes a second so that it spans
+	# the moves) beside 4 KiB random reads elsewhere on the disk
+	bg ga mv --name=vfy --rw=randwrite --bs=4k --iodepth=4 --size=2M --verify=crc32c --do_verify=1 \
+		--verify_fatal=1 --rate_iops=,50 \
+		--name=rr --rw=randread --bs=4k --iodepth=2 --offset=64M --size=128M --time_based \
+		--runtime=$(awk -v l=$LEAD -v w="$WIN" 'BEGIN { printf "%d", 3 * (l + w) + 3 }') || return 1
+	window; r_ga=$R_ga
+	e=$(qos_write ga /xen/gb); [ -z "$e" ] || case_fail "move to /xen/gb: $e"
+	window; r_gb=$R_ga
+	e=$(qos_write ga /xen/ga); [ -z "$e" ] || case_fail "move back to /xen/ga: $e"
+	window; r_ga2=$R_ga
+	bg_wait ga mv || return 1
+	grep -q 'XLAB-FIO mv/vfy rc=0 err=0' "$G_OUT" || case_fail "fio verify: $(grep -o 'XLAB-FIO mv/vfy.*' "$G_OUT")"
+	# rd_req counts reads only: the random reads, then the verify's (all under the same limit)
+	near "read IOPS in /xen/ga (riops=$RIOPS)" "$r_ga" "$RIOPS" 10
+	near "read IOPS back in /xen/ga" "$r_ga2" "$RIOPS" 10
+	atleast "read IOPS in /xen/gb (no limit)" "$r_gb" "$RIOPS" 200
+	case_note "read IOPS: $r_ga in ga, $r_gb in gb, $r_ga2 back in ga; fio verify passed"
+	echo "$(dm_devt qa) riops=max" > $CG/xen/ga/io.max
+	[ -z "$(qos_write ga "")" ] || case_fail "cannot clear the cgroup"
+}
+
+if [ ! -f /extra/xblkback.ko ] || [ ! -f /extra/xblkfront.ko ]; then
+	case_skip all "xblkback.ko or xblkfront.ko not in the image"
+	suite_end
+	exit
+fi
+case_begin setup
+if qos_setup; then
+	case_note "dm ${DM[*]}, cgroup2 +io down to /xen/{ga,gb}"
+	case_end
+	want() { [ -z "${XLAB_CASES:-}" ] || [[ ,$XLAB_CASES, == *,$1,* ]]; }
+	want qos-max && run_case qos-max c_max
+	want qos-weight && run_case qos-weight c_weight
+	want qos-bad && run_case qos-bad c_bad
+	want qos-runtime && run_case qos-runtime c_runtime
+else
+	case_fail "suite setup failed"
+	case_end
+fi
+suite_end
