@@ -179,9 +179,13 @@ static int xbb_qos_assign(struct xbb_dev *be, const char *s, size_t len)
 			return err;
 		}
 	}
-	xbb_qos_swap(&be->qos, css, path);
-	/* Rate limited: the guest decides how often its disk connects. */
+	/*
+	 * Before the swap: @path is the device's after it, and another writer
+	 * may free it.  Rate limited: the guest decides how often its disk
+	 * connects.
+	 */
 	xbb_info_state(be, "I/O charged to cgroup %s", path ? path : "/ (none)");
+	xbb_qos_swap(&be->qos, css, path);
 	return 0;
 }
 
