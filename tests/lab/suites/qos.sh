@@ -14,8 +14,9 @@
 #                reads alone, then both at once: ga within 10% of 300 IOPS, gb not below 90% of
 #                its rate alone. The same with "wbps=2 MiB/s" and 64 KiB sequential writes.
 #   qos-weight   nbw (1 ms completions, hw_queue_depth 2: the bottleneck) under bfq
-#                (low_latency 0): io.bfq.weight 100 for ga, 400 for gb, both guests read 4 KiB
-#                at random with more in flight than the device takes: gb/ga within 3.2..4.8;
+#                (low_latency 0, 128 requests, 25 ms slices): io.bfq.weight 100 for ga, 400
+#                for gb, both guests read 4 KiB at random with more in flight than the device
+#                takes; a 5 s window: gb/ga within 3.2..4.8;
 #                if bfq does not give that, io.cost (io.weight 100:400) is tried too and the
 #                note says which one did
 #   qos-bad      a nonexistent path: ENOENT, the attribute unchanged; a cgroup whose parent
@@ -34,6 +35,7 @@ NB_NSEC=1000000            # both null_blks complete after 1 ms (virtual)
 RIOPS=${XLAB_QOS_RIOPS:-300}
 WBPS=$((2 * 1024 * 1024))
 WIN=${XLAB_QOS_WIN:-3}      # measuring window, seconds
+WWIN=${XLAB_QOS_WWIN:-5}    # ... of qos-weight (bfq serves in slices: more of them)
 LEAD=1.5                    # both fio run this long before the window opens
 
 # the VBD attribute of guest NAME's xvdb
@@ -82,8 +84,14 @@ qos_setup() {
 		IFS=: read -r n d h <<< "$n"
 		DM[$n]=$(dm_half "x$n" "$d" "$h") || { log "dm-linear $n failed"; return 1; }
 	done
-	echo bfq > /sys/block/nbw/queue/scheduler && echo 0 > /sys/block/nbw/queue/iosched/low_latency ||
-		{ log "nbw: cannot select bfq"; return 1; }
+	# bfq on nbw. Its requests: with a scheduler blk-mq allocates 2 x the device's depth (4
+	# here), and a submitter waits for one in submit_bio: the guests' requests would queue in
+	# front of bfq, not in it, and bfq could not choose. 25 ms slices instead of 125: a few
+	# seconds hold enough of them for a ratio (a guest's share is whole slices).
+	echo bfq > /sys/block/nbw/queue/scheduler && echo 128 > /sys/block/nbw/queue/nr_requests &&
+		echo 0 > /sys/block/nbw/queue/iosched/low_latency &&
+		echo 25 > /sys/block/nbw/queue/iosched/timeout_sync ||
+		{ log "nbw: cannot select and set up bfq"; return 1; }
 	# cgroup2 with the io controller down to /xen/ga and /xen/gb; /xen/ga/noio has none
 	grep -q " $CG cgroup2 " /proc/mounts || mount -t cgroup2 none $CG || { log "cannot mount cgroup2"; return 1; }
 	mkdir -p $CG/xen/ga/noio $CG/xen/gb &&
@@ -202,8 +210,10 @@ c_max() {
 
 # weight_run LABEL: ga and gb read at once on wa/wb; sets RATIO (gb/ga) and notes the figures
 weight_run() {
-	local rd="--name=rr --rw=randread --bs=4k --iodepth=16 --time_based --runtime=$RUN --size=128M"
+	local WIN=$WWIN
+	local rd="--name=rr --rw=randread --bs=4k --iodepth=16 --time_based --size=128M"
 	local a_fio b_fio
+	rd="$rd --runtime=$(awk -v l=$LEAD -v w="$WIN" 'BEGIN { printf "%d", l + w + 2.5 }')"
 	bg ga wboth $rd && bg gb wboth $rd && window || return 1
 	bg_wait ga wboth && a_fio=$(fio_fig read_iops)
 	bg_wait gb wboth && b_fio=$(fio_fig read_iops)
@@ -245,7 +255,7 @@ c_weight() {
 	log "io.cost: $(cat $CG/io.cost.qos); $(cat $CG/io.cost.model)"
 	weight_run "io.cost io.weight 100:400" || return 1
 	echo "$devt enable=0" > $CG/io.cost.qos
-	echo bfq > /sys/block/nbw/queue/scheduler
+	echo bfq > /sys/block/nbw/queue/scheduler && echo 128 > /sys/block/nbw/queue/nr_requests
 	if in_weight_range "$RATIO"; then
 		case_note "bfq did not give the weights here, io.cost did"
 	else
