@@ -443,6 +443,20 @@ boot() {
 		-cpu "${XLAB_CPU:-qemu64}" -smp 2 -m 3072
 		-display none -vga none -monitor none -no-reboot -nodefaults -serial stdio
 		-pidfile "$OUT/qemu.pid" -kernel "$OUT/xen" -append "$(xen_cmdline "$suite")" -initrd "$initrd")
+	# insnprof=1: count every instruction per translation block (tests/bench/xlab-insnprof.c);
+	# a console line "XLAB-PROF-MARK TAG" asks for a dump into $OUT/insnprof/prof-TAG.txt
+	local prof=
+	if [[ " ${XLAB_OPTS:-} " == *" insnprof=1 "* ]]; then
+		prof=$OUT/insnprof
+		rm -rf "$prof"; mkdir -p "$prof"
+		if gcc -O2 -Wall -shared -fPIC -o "$OUT/xlab-insnprof.so" "$REPO/tests/bench/xlab-insnprof.c" \
+			-lpthread 2> "$prof/build.log"; then
+			cmd+=(-plugin "$OUT/xlab-insnprof.so,dir=$prof")
+		else
+			say "xlab-insnprof.so did not build ($prof/build.log): no instruction profile"
+			prof=
+		fi
+	fi
 	printf '%q ' "${cmd[@]}" > "$log.cmd"
 	MY_QEMU=1
 	if [ -n "${XLAB_SHELL:-}" ]; then
@@ -461,6 +475,7 @@ boot() {
 		now=$EPOCHREALTIME
 		d=$(( (${now/./} - ${start/./}) / 100000 ))
 		printf '[%5d.%d] %s\n' $((d / 10)) $((d % 10)) "$line" >> "$log"
+		[ -n "$prof" ] && [[ $line == *XLAB-PROF-MARK\ * ]] && echo "${line##*XLAB-PROF-MARK }" > "$prof/trigger"
 		if [ -n "${XLAB_VERBOSE:-}" ]; then
 			printf '[%5d.%d] %s\n' $((d / 10)) $((d % 10)) "$line"
 		elif [[ $line == XLAB-CASE\ * ]]; then

@@ -190,12 +190,17 @@ cpu_window() {
 	if [ -z "$why" ]; then
 		bsleep $LEAD
 		io_count "$spec"; io0=$IO_N
+		# XLAB_OPTS=insnprof=1: the host's plugin dumps what ran before the window, then the
+		# window itself (run.sh, tests/bench/xlab-insnprof.c)
+		[ -n "${XLAB_INSNPROF:-}" ] && echo "XLAB-PROF-MARK pre.$PROF_TAG" >&2
 		read -r -a a <<< "$(xlab-cputime "$@")"
 		cpu_stat; s0=$CPU_S
 		bsleep "$WIN"
 		cpu_stat; s1=$CPU_S
 		read -r -a b <<< "$(xlab-cputime "$@")"
 		io_count "$spec"; io1=$IO_N
+		[ -n "${XLAB_INSNPROF:-}" ] && echo "XLAB-PROF-MARK $PROF_TAG" >&2 &&
+			echo "XLAB-PROF-IO $PROF_TAG io=$((io1 - io0))" >&2
 		read -r ub _ < /proc/uptime
 		# the job must still be doing I/O after the window (dom0's own fio, for native, can
 		# delay the samples)
@@ -267,6 +272,7 @@ c_native() {
 	for name in "$@"; do
 		[ "$name" = rand-4k-q1 ] && continue
 		read -r dev args <<< "$(job_args "$name")"
+		PROF_TAG=r$round.native.$name
 		read -r -a s0 < "/sys/block/$dev/stat"
 		rm -f $LAB_TMP/native.rc
 		# shellcheck disable=SC2086
@@ -355,6 +361,20 @@ kprof_dump() {
 	G_OUT=$o G_RC=$rc
 }
 
+# prof_mods PAIR: where each module's text is in dom0 and in the guest, for the instruction
+# profile's report: "XLAB-PROF-MOD pair=P side=dom0|guest mod=M text=ADDR"
+prof_mods() {
+	local f
+	for f in /sys/module/*/sections/.text; do
+		[ -r "$f" ] || continue
+		f=${f#/sys/module/}
+		echo "XLAB-PROF-MOD pair=$1 side=dom0 mod=${f%/sections/.text} text=$(cat "/sys/module/$f")" >&2
+	done
+	g_run "$G" 'for f in /sys/module/*/sections/.text; do echo "M ${f#/sys/module/} $(cat $f)"; done' &&
+		awk -v p="$1" '$1 == "M" { sub(/\/sections\/.text$/, "", $2)
+			print "XLAB-PROF-MOD pair=" p " side=guest mod=" $2 " text=" $3 }' "$G_OUT" >&2
+}
+
 # run_job ROUND PAIR QUEUES NAME VDEV FIO-ARGS...: one job in the guest, one XLAB-BENCH line.
 # The guest command runs in the background while cpu_window samples Xen's CPU times.
 run_job() {
@@ -363,6 +383,7 @@ run_job() {
 	shift 5
 	bedir=/sys/bus/xen-backend/devices/vbd-$domid-$(vdev_devid "$vdev")
 	tok=$name.$round.$RANDOM
+	PROF_TAG=r$round.$pair.$name
 	read -r -a b0 <<< "$(be_counters "$vdev")"
 	bi0=$(irqsum "$BE_IRQ")
 	[ -n "${XLAB_KPROF:-}" ] && kprof_reset
@@ -413,6 +434,7 @@ c_pair() {
 		[[ $(job_args "$name") == nbslow\ * ]] && slow=1
 	done
 	pair_use "$pair" 2 || return 1
+	[ -n "${XLAB_INSNPROF:-}" ] && prof_mods "$pair"
 	disk_attach "$G" /dev/nbfast xvdb || return 1
 	if [ $slow = 1 ]; then
 		disk_attach "$G" /dev/nbslow xvdc || return 1
