@@ -12,9 +12,16 @@ TAG      e.g. r1.xblk.seq-4k (a glob is fine: 'r1.*.seq-4k')
 
 Symbols: Xen from the symbol table of Debian's xen-4.17-amd64.efi (the
 multiboot image the lab boots is the same build, stripped); the kernel from
-linux-image-<kver>-dbg's vmlinux (scripts/insnprof.sh fetches it; env
-XLAB_VMLINUX_NM, an `nm -n` of it); modules from their .ko files (ours in
-tests/lab/out/modules, the rest in /lib/modules/<kver>).
+linux-image-<kver>-dbg's vmlinux: an `nm -n` of it in
+/var/cache/xblk/dbg/vmlinux.nm or $XLAB_VMLINUX_NM, made with
+
+  cd /var/cache/xblk/dbg && apt-get download linux-image-<kver>-dbg &&
+  dpkg-deb --fsys-tarfile linux-image-<kver>-dbg_*.deb |
+    tar -x --wildcards './usr/lib/debug/boot/vmlinux-*' &&
+  nm -n usr/lib/debug/boot/vmlinux-<kver> > vmlinux.nm
+
+(without it kernel addresses stay hex); modules from their .ko files (ours
+in tests/lab/out/modules, the rest in /lib/modules/<kver>).
 
 dom0 and the guest run the same kernel at the same addresses: their copies
 are told apart by the host address of the code (the domain's memory), using
@@ -99,6 +106,8 @@ def main():
     xen = Table(nm_syms('/boot/xen-4.17-amd64.efi'))
     vnm = os.environ.get('XLAB_VMLINUX_NM', '/var/cache/xblk/dbg/vmlinux.nm')
     kern = Table(nm_syms(None, ['cat', vnm])) if os.path.exists(vnm) else None
+    if not kern:
+        print('(no %s: kernel addresses stay hex, see --help)' % vnm)
     ours = [os.path.join(root, 'tests/lab/out/modules')]
 
     mods = collections.defaultdict(list)   # pair -> [(side, mod, text)]

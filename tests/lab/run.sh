@@ -475,7 +475,9 @@ boot() {
 		now=$EPOCHREALTIME
 		d=$(( (${now/./} - ${start/./}) / 100000 ))
 		printf '[%5d.%d] %s\n' $((d / 10)) $((d % 10)) "$line" >> "$log"
-		[ -n "$prof" ] && [[ $line == *XLAB-PROF-MARK\ * ]] && echo "${line##*XLAB-PROF-MARK }" > "$prof/trigger"
+		# (renamed into place: the plugin must never read a trigger half written)
+		[ -n "$prof" ] && [[ $line == *XLAB-PROF-MARK\ * ]] &&
+			echo "${line##*XLAB-PROF-MARK }" > "$prof/trigger.new" && mv "$prof/trigger.new" "$prof/trigger"
 		if [ -n "${XLAB_VERBOSE:-}" ]; then
 			printf '[%5d.%d] %s\n' $((d / 10)) $((d % 10)) "$line"
 		elif [[ $line == XLAB-CASE\ * ]]; then
