@@ -170,11 +170,12 @@ atleast() {
 dm_devt() { cat "/sys/block/${DM[$1]}/dev"; }
 
 # pair JOB RUNTIME-ARGS: gb alone, then ga and gb at once, measured in the window
-RUN=$(awk -v l=$LEAD -v w="$WIN" 'BEGIN { printf "%d", l + w + 2.5 }')
+RUN=$(awk -v l=$LEAD -v w="$WIN" 'BEGIN { printf "%d", l + w + 1.5 }')
 c_max() {
 	local rd="--name=rr --rw=randread --bs=4k --iodepth=2 --time_based --runtime=$RUN --size=128M"
 	local rda="--name=rr --rw=randread --bs=4k --iodepth=4 --time_based --runtime=$RUN --size=128M"
-	local wr="--name=sw --rw=write --bs=64k --iodepth=2 --time_based --runtime=$RUN --size=32M"
+	local wra="--name=sw --rw=write --bs=64k --iodepth=2 --time_based --runtime=$RUN --size=32M"
+	local wr="--name=sw --rw=write --bs=64k --iodepth=1 --time_based --runtime=$RUN --size=32M"
 	local b_alone a_fio b_fio
 	guest_ensure gb || { case_fail "guest gb is gone"; return 1; }
 	attach ga qa key && attach gb qb || return 1
@@ -198,7 +199,7 @@ c_max() {
 	log "ga io.max: $(cat $CG/xen/ga/io.max)"
 	bg gb walone $wr && window && bg_wait gb walone || return 1
 	b_alone=$W_gb
-	bg ga wboth $wr && bg gb wboth $wr && window || return 1
+	bg ga wboth $wra && bg gb wboth $wr && window || return 1
 	bg_wait ga wboth && a_fio=$(fio_fig write_kibs)
 	bg_wait gb wboth && b_fio=$(fio_fig write_kibs)
 	near "ga's write KiB/s under wbps=$WBPS" "$W_ga" $((WBPS / 1024)) 10
@@ -213,7 +214,7 @@ weight_run() {
 	local WIN=$WWIN
 	local rd="--name=rr --rw=randread --bs=4k --iodepth=16 --time_based --size=128M"
 	local a_fio b_fio
-	rd="$rd --runtime=$(awk -v l=$LEAD -v w="$WIN" 'BEGIN { printf "%d", l + w + 2.5 }')"
+	rd="$rd --runtime=$(awk -v l=$LEAD -v w="$WIN" 'BEGIN { printf "%d", l + w + 1.5 }')"
 	bg ga wboth $rd && bg gb wboth $rd && window || return 1
 	bg_wait ga wboth && a_fio=$(fio_fig read_iops)
 	bg_wait gb wboth && b_fio=$(fio_fig read_iops)
@@ -314,7 +315,7 @@ c_runtime() {
 	bg ga mv --name=vfy --rw=randwrite --bs=4k --iodepth=4 --size=2M --verify=crc32c --do_verify=1 \
 		--verify_fatal=1 --rate_iops=,50 \
 		--name=rr --rw=randread --bs=4k --iodepth=2 --offset=64M --size=128M --time_based \
-		--runtime="$(awk -v l=$LEAD -v w="$WIN" 'BEGIN { printf "%d", 3 * (l + w) + 3 }')" || return 1
+		--runtime="$(awk -v l=$LEAD -v w="$WIN" 'BEGIN { printf "%d", 3 * (l + w) + 2 }')" || return 1
 	window; r_ga=$R_ga
 	e=$(qos_write ga /xen/gb); [ -z "$e" ] || case_fail "move to /xen/gb: $e"
 	window; r_gb=$R_ga
