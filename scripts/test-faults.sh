@@ -17,6 +17,8 @@
 #                 write is verified after re-attach
 #   restore       xl save / xl restore with fio verify running, onto
 #                 backends with other queue counts and ring sizes
+#   qos           (--long only) per-guest QoS: io.max and bfq weights on two
+#                 guests sharing one disk, bad paths, moves under I/O
 #
 # Cycle counts (short / --long): attach-detach leak cycles 3 / 20, xl
 # destroy with I/O 2 / 8, detach under writes 4 / 50, save/restore 2 / 10;
@@ -31,10 +33,15 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
 opts="leak_cycles=3 destroy_cycles=2 detach_cycles=4 restore_cycles=2 keys=ci tier=ci"
+suites="hostile hostile-back back-extra lifecycle restore"
 if [ "${1:-}" = --long ]; then
 	opts="leak_cycles=20 destroy_cycles=8 detach_cycles=50 restore_cycles=10 detach_intree=1"
+	# per-guest QoS: two guests on one disk, io.max and bfq weights (about 7 minutes on
+	# the icount clock, beyond CI's budget)
+	suites="$suites qos"
 	shift
 fi
 [ $# = 0 ] || { echo "usage: $0 [--long]" >&2; exit 2; }
 export XLAB_OPTS="${XLAB_OPTS:+$XLAB_OPTS }$opts"
-exec tests/lab/run.sh hostile hostile-back back-extra lifecycle restore
+# shellcheck disable=SC2086
+exec tests/lab/run.sh $suites
