@@ -639,29 +639,20 @@ static inline void xblk_negotiate(const struct xblk_be_info *bi,
  * @bi: validated backend offers
  * @neg: the negotiated configuration
  *
- * What the segments can carry, capped by xblk-max-sectors when the backend
- * sends it.  The cap is rounded up to whole pages, because each segment is
- * a page: a limit such as null_blk's 255 sectors would otherwise make the
- * guest split a 128 KiB read into 124 + 4 KiB, two ring requests where
- * dom0's block layer would split off half a KiB for the device.  For the
- * same reason the cap never goes below XBLK_FLOOR_SEGS pages.  Never below
- * one logical block.
+ * What the negotiated segments carry: xblk_negotiate() already capped them
+ * by xblk-max-sectors, rounded up to whole pages (each segment is a page)
+ * and never below XBLK_FLOOR_SEGS, so that a limit such as null_blk's 255
+ * sectors does not make the guest split a 128 KiB read into 124 + 4 KiB,
+ * two ring requests where dom0's block layer splits off half a KiB for the
+ * device.  Never below one logical block.
  *
  * Return: the limit in 512-byte sectors.
  */
 static inline unsigned int xblk_max_request_sectors(const struct xblk_be_info *bi,
 						    const struct xblk_negotiated *neg)
 {
-	unsigned int sectors = neg->segs * XBLK_SECTORS_PER_PAGE;
-	unsigned int cap;
-
-	if (bi->max_sectors) {
-		cap = max_t(unsigned int, XBLK_FLOOR_SEGS,
-			    DIV_ROUND_UP(bi->max_sectors, XBLK_SECTORS_PER_PAGE));
-		cap *= XBLK_SECTORS_PER_PAGE;
-		sectors = min(sectors, cap);
-	}
-	return max_t(unsigned int, sectors, bi->sector_size >> XBLK_SECTOR_SHIFT);
+	return max_t(unsigned int, neg->segs * XBLK_SECTORS_PER_PAGE,
+		     bi->sector_size >> XBLK_SECTOR_SHIFT);
 }
 
 /* Linux majors that toolstacks use for emulated IDE and SCSI disk names. */
