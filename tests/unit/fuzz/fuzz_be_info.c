@@ -385,9 +385,18 @@ static void check_negotiate(const struct xblk_be_info *bi,
 	if (n.indirect) {
 		FUZZ_ASSERT(n.segs <= bi->max_indirect_segs &&
 			    n.segs <= fl->max_indirect_segs, "segs %u > offers", n.segs);
+		/* whole pages, never below the 128 KiB floor */
 		lim = (bi->max_sectors + 7) / 8;
+		if (lim < XBLK_FLOOR_SEGS)
+			lim = XBLK_FLOOR_SEGS;
 		FUZZ_ASSERT(!bi->max_sectors || n.segs <= lim,
 			    "segs %u beyond max_sectors %u", n.segs, bi->max_sectors);
+		FUZZ_ASSERT(!bi->max_sectors || n.segs >= lim ||
+			    n.segs == bi->max_indirect_segs ||
+			    n.segs == fl->max_indirect_segs ||
+			    n.segs == XBLK_MAX_INDIRECT_SEGS,
+			    "segs %u below the cap %u with no offer that low",
+			    n.segs, lim);
 		FUZZ_ASSERT(xblk_indirect_frames(n.segs) <=
 			    BLKIF_MAX_INDIRECT_PAGES_PER_REQUEST, "frames");
 	}
