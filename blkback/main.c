@@ -100,13 +100,14 @@ static const struct kernel_param_ops xbb_fail_map_ops = {
 	.get = param_get_uint,
 };
 
-module_param_cb(max_queues, &xbb_max_queues_ops, &xbb_max_queues, 0444);
+/* writable: a device created afterwards (a guest arriving by migration) takes the new value */
+module_param_cb(max_queues, &xbb_max_queues_ops, &xbb_max_queues, 0644);
 MODULE_PARM_DESC(max_queues,
-		 "Most rings (queues) per device a frontend may use, 0..32 (default 0: one per online CPU, at most 32)");
+		 "Most rings (queues) per device a frontend may use, 0..32; writable, applies to devices created afterwards (default 0: one per online CPU, at most 32)");
 module_param_cb(max_ring_page_order, &xbb_ring_order_ops, &xbb_max_ring_order,
-		0444);
+		0644);
 MODULE_PARM_DESC(max_ring_page_order,
-		 "Largest ring a frontend may use, log2 of pages, 0..4 (default 4)");
+		 "Largest ring a frontend may use, log2 of pages, 0..4; writable, applies to devices created afterwards (default 4)");
 module_param_cb(max_indirect_segments, &xbb_indirect_ops,
 		&xbb_max_indirect_segs, 0444);
 MODULE_PARM_DESC(max_indirect_segments,
@@ -140,9 +141,9 @@ MODULE_PARM_DESC(fail_map,
  */
 void xbb_params_get(struct xbb_params *p)
 {
-	p->max_queues = xbb_max_queues ? :
+	p->max_queues = READ_ONCE(xbb_max_queues) ? :
 			min_t(unsigned int, num_online_cpus(), XBLK_MAX_QUEUES);
-	p->max_ring_order = xbb_max_ring_order;
+	p->max_ring_order = READ_ONCE(xbb_max_ring_order);
 	p->max_indirect_segs = xbb_max_indirect_segs;
 	p->persistent = xbb_persistent && xbb_max_pgrants;
 	p->max_pgrants = xbb_max_pgrants;

@@ -20,7 +20,8 @@
 #
 # scripts/test-all.sh --long (make test-long) runs the long variants
 # instead: the fuzz targets 600 s each (make -C tests/unit fuzz-long), the
-# lab demo suite besides front and back, test-faults.sh --long, and the
+# lab demo suite besides front and back, blktests (tests/lab suite
+# blktests), test-faults.sh --long, and the
 # package stage with a lab boot on the DKMS-built modules; it is
 # far beyond CI's budget (several hours), so its budget is 6 h.
 #
@@ -143,6 +144,12 @@ for s in $stages; do
 			XLAB_OPTS="${XLAB_OPTS:+$XLAB_OPTS }tier=$([ -n "$long" ] && echo long || echo ci)" \
 			XLAB_TOTAL_TIMEOUT=${XLAB_TOTAL_TIMEOUT:-$(lab_guard)} \
 				stage lab 3700 tests/lab/run.sh front back ${long:+demo}
+			# blktests on both pairs (its own boot: only its guest image
+			# carries blktests and the tools it runs)
+			if [ -n "$long" ]; then
+				XLAB_TOTAL_TIMEOUT=${XLAB_TOTAL_TIMEOUT:-$(lab_guard)} \
+					stage blktests 3000 tests/lab/run.sh blktests
+			fi
 		else
 			skip lab "no tests/lab/run.sh"
 		fi ;;

@@ -19,6 +19,8 @@
 #                 backends with other queue counts and ring sizes
 #   qos           (--long only) per-guest QoS: io.max and bfq weights on two
 #                 guests sharing one disk, bad paths, moves under I/O
+#   migrate       (--long only) xl migrate to this host with fio verify
+#                 running, 10 cycles, xblkfront on xblkback and on xen-blkback
 #
 # Cycle counts (short / --long): attach-detach leak cycles 3 / 20, xl
 # destroy with I/O 2 / 8, detach under writes 4 / 50, save/restore 2 / 10;
@@ -39,6 +41,9 @@ if [ "${1:-}" = --long ]; then
 	# per-guest QoS: two guests on one disk, io.max and bfq weights (about 7 minutes on
 	# the icount clock, beyond CI's budget)
 	suites="$suites qos"
+	# live migration to this host with I/O in flight, 10 cycles per pair (tests/lab
+	# suites/restore.sh)
+	suites="$suites migrate"
 	shift
 fi
 [ $# = 0 ] || { echo "usage: $0 [--long]" >&2; exit 2; }

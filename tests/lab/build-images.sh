@@ -114,6 +114,28 @@ dkms_modules() {
 	depmod -b "$root" "$KVER"
 }
 
+# blktests_payload ROOT: blktests (built by run.sh in $XLAB_BLKTESTS) in /blktests, and what
+# it runs: bash, GNU coreutils, awk, grep, sed, find, diff (blktests relies on GNU options and
+# compares outputs with diff; busybox's applets would make tests fail for the wrong reason),
+# util-linux, hexdump, xfs_io, dmsetup, udevadm, the kernel's config (for _have_kernel_option)
+# and the device-mapper module
+blktests_payload() {
+	local root=$1 p f
+	cp -a "$XLAB_BLKTESTS" "$root/blktests"
+	rm -rf "$root/blktests/.git" "$root/blktests/results"
+	for p in coreutils findutils diffutils grep sed gawk util-linux mount bsdextrautils xfsprogs \
+		 dmsetup procps; do
+		while read -r f; do
+			[ -f "$f" ] && [ -x "$f" ] && copy_bins "$root" "$f"
+		done < <(dpkg -L "$p" 2>/dev/null | grep -E '^(/usr)?/s?bin/[^/]+$')
+	done
+	copy_bins "$root" /usr/bin/udevadm
+	ln -sf gawk "$root/usr/bin/awk"
+	mkdir -p "$root/boot"
+	cp /boot/config-"$KVER" "$root/boot/"
+	copy_modules "$root" dm-mod
+}
+
 mkcpio() { (cd "$1" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0); }
 
 xenstore_links() {
@@ -129,6 +151,7 @@ skeleton "$D"
 copy_bins "$D" /usr/bin/bash /usr/bin/fio /usr/bin/xenstore /sbin/mke2fs /sbin/e2fsck \
 	/usr/sbin/blkdiscard /sbin/blockdev /usr/bin/md5sum /usr/bin/timeout /usr/bin/dd \
 	/usr/bin/chrt
+[ -z "${XLAB_BLKTESTS:-}" ] || blktests_payload "$D"
 for t in mkfs.ext4 mkfs.ext2; do ln -sf mke2fs "$D/usr/sbin/$t"; done
 for t in fsck.ext4 fsck.ext2; do ln -sf e2fsck "$D/usr/sbin/$t"; done
 [ -f /etc/mke2fs.conf ] && cp /etc/mke2fs.conf "$D/etc/"

@@ -5,7 +5,7 @@
 #
 #   tests/lab/run.sh [SUITE...]        default: intree front back demo
 #                                      also available: back-extra stress bench bench-wall hostile
-#                                      hostile-back restore lifecycle
+#                                      hostile-back restore lifecycle qos blktests migrate
 #
 # Installs missing Debian packages, builds our modules against the 6.1 headers matching the
 # kernel image the lab boots, builds the images into tests/lab/out/, boots Xen once per suite
@@ -202,8 +202,13 @@ inner() {
 		say "modules from DKMS: $DKMS_DIR/xblkfront.ko $DKMS_DIR/xblkback.ko" ;;
 	*) echo "XLAB_MODULES=$XLAB_MODULES: build or dkms" >&2; exit 2 ;;
 	esac
+	# suite "blktests": blktests unpacked and built here, carried by the guest image
+	BLKTESTS_DIR=
+	if [[ " ${SUITES[*]} " == *" blktests "* ]]; then
+		blktests_prep || exit 2
+	fi
 	say "building images"
-	XLAB_DKMS_DIR=$DKMS_DIR OUT=$OUT "$HERE/build-images.sh" "$KVER" > "$OUT/images.log" 2>&1 ||
+	XLAB_BLKTESTS=$BLKTESTS_DIR XLAB_DKMS_DIR=$DKMS_DIR OUT=$OUT "$HERE/build-images.sh" "$KVER" > "$OUT/images.log" 2>&1 ||
 		{ tail -20 "$OUT/images.log"; echo "image build failed" >&2; exit 2; }
 	say "images built ($((SECONDS - T0)) s so far)"
 
@@ -235,6 +240,8 @@ inner() {
 		# 25-40 s of wall time, the whole suite ~30 min
 		bench) [ "$(suite_clock bench)" = icount ] && tmo=3600 || tmo=2400 ;;
 		bench-wall) tmo=1200 ;;
+		blktests) tmo=2400 ;;
+		migrate) tmo=3600 ;;
 		lifecycle) tmo=$((600 + 90 * $(xlab_opt detach_cycles 10))) ;;
 		*) tmo=1200 ;; esac
 		tmo=${XLAB_QEMU_TIMEOUT:-$tmo}
@@ -312,6 +319,35 @@ pick_kver() {
 			{ echo "$v"; return 0; }
 	done
 	return 1
+}
+
+# blktests_prep: blktests at the commit we test with, built in $OUT/blktests (BLKTESTS_DIR).
+# The source is the snapshot in ../shared/third-party/ beside the project (or
+# $XLAB_BLKTESTS_TGZ); without one, the same commit from upstream, as a machine with network
+# would get it.
+BLKTESTS_COMMIT=613b8377e4d30fb5b0e0e0882885b3bf103b2c7c
+blktests_prep() {
+	local d=$OUT/blktests tgz=${XLAB_BLKTESTS_TGZ:-$REPO/../shared/third-party/blktests-${BLKTESTS_COMMIT:0:8}.tar.gz}
+	local missing
+	# what the guest image copies for blktests (build-images.sh blktests_payload) and its build
+	missing=$(pkg_missing xfsprogs gawk bsdextrautils udev g++ diffutils findutils | tr '\n' ' ')
+	[ -n "${missing// /}" ] && apt_install $missing
+	if [ ! -f "$d/.built-$BLKTESTS_COMMIT" ]; then
+		rm -rf "$d"
+		mkdir -p "$d"
+		if [ -f "$tgz" ]; then
+			say "blktests: unpacking ${tgz#"$REPO"/}"
+			tar -xzf "$tgz" -C "$d" --strip-components=1 || return 1
+		else
+			say "blktests: no snapshot at $tgz, cloning upstream at ${BLKTESTS_COMMIT:0:12}"
+			git clone -q https://github.com/osandov/blktests "$d" &&
+				git -C "$d" checkout -q "$BLKTESTS_COMMIT" || return 1
+		fi
+		make -C "$d" > "$OUT/blktests-build.log" 2>&1 ||
+			{ tail -20 "$OUT/blktests-build.log"; echo "blktests build failed" >&2; return 1; }
+		touch "$d/.built-$BLKTESTS_COMMIT"
+	fi
+	BLKTESTS_DIR=$d
 }
 
 # xlab_opt KEY DEFAULT: the number KEY=N in XLAB_OPTS (what dom0 sees as XLAB_<KEY>), or DEFAULT
@@ -412,10 +448,11 @@ need_module() {   # SUITE DIR KO
 # smap=0: with QEMU's -cpu max (TCG) Xen's PV entry path faults on SMAP and dom0 dies on its
 # first exception bounce (harmless with qemu64, which has no SMAP; kept for XLAB_CPU=max).
 # dom0 needs 2 vCPUs (with 1 it stalls under TCG).
-# The restore suite's dom0 holds a whole guest image in its tmpfs: it gets more memory.
+# The restore suite's dom0 holds a whole guest image in its tmpfs, the blktests suite's
+# initramfs a guest image that carries blktests and its tools: they get more memory.
 xen_cmdline() {
 	local mem=1024
-	[ "$1" = restore ] && mem=1536
+	case $1 in restore | blktests) mem=1536 ;; esac
 	echo "console=com1 com1=115200,8n1 dom0_mem=${mem}M,max:${mem}M dom0_max_vcpus=2 loglvl=all guest_loglvl=all smap=0"
 }
 

@@ -449,3 +449,25 @@ push_hist_end() {
 		END { printf "XLAB-HIST h_notify=%d h_batch=%d\n", n, b }' $e/hist
 	echo '!hist:keys=notify:vals=batch' > $e/trigger
 }
+
+# bt_run DEV TEST...: blktests (suite "blktests"; the image carries it in /blktests when built
+# for that suite) on DEV, these tests only. Kernel messages stay off the console meanwhile, so
+# that check's report comes out whole; then it is printed between XLAB-BT markers.
+bt_run() {
+	local dev=$1 rc
+	shift
+	[ -x /blktests/check ] || { echo "bt_run: this image has no /blktests"; return 2; }
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+	modprobe -q kyber-iosched; modprobe -q bfq; modprobe -q dm-mod
+	cd /blktests || return 2
+	rm -rf results
+	# TIMEOUT: the timed tests' fio runtime (TCG is ~50x slower than hardware)
+	printf 'TEST_DEVS=(%s)\nTIMEOUT=%s\n' "$dev" "${BT_TIMEOUT:-10}" > config
+	dmesg -n 1
+	./check "$@" > /tmp/bt.out 2>&1
+	rc=$?
+	dmesg -n 6
+	echo "XLAB-BT-BEGIN"
+	cat /tmp/bt.out
+	echo "XLAB-BT-END rc=$rc"
+}

@@ -24,11 +24,28 @@
 # finish its last pass (it is told to stop after it) and every pass must end with err=0.
 # The guest's kernel log must be clean (run_case), and xblkfront must have replayed requests
 # in at least one restore.
+#
+# Suite "migrate" (suites/migrate.sh, make test-long) is the same case with `xl migrate` of the
+# guest to this same host instead of save + restore, as OSSTest's localmigrate does: the
+# receiving side runs here (`xl migrate -s ''`, no ssh), both domains exist meanwhile, so the
+# backend is not reloaded: its max_queues (and xblkback's max_ring_page_order) are written at
+# runtime before each migration and apply to the devices created for the arriving domain.
+#   migrate-ours        xblkfront + xblkback
+#   migrate-intreeback  xblkfront + the in-tree xen-blkback (its ring order is load-time only:
+#                       loaded with 2, only the queue count changes)
+# XLAB_MIGRATE_CYCLES times (default 10). After each one the old domain's backend devices must
+# be gone.
 . /lab/dom0.sh
 . /lab/cases.sh
 G=g1 BACK=xblkback
 DRV=/sys/bus/xen-backend/drivers/xblkback
-CYCLES=${XLAB_RESTORE_CYCLES:-3}
+MIGRATE=
+[ "$LAB_SUITE" = migrate ] && MIGRATE=1
+if [ -n "$MIGRATE" ]; then
+	CYCLES=${XLAB_MIGRATE_CYCLES:-10}
+else
+	CYCLES=${XLAB_RESTORE_CYCLES:-3}
+fi
 NSEC=${XLAB_RESTORE_NSEC:-3000000000}
 SLOW=nbslow
 
@@ -84,10 +101,49 @@ fio_loop() {
 		">> /tmp/rs.log 2>&1 || { rc=\$?; break; }; n=\$((n + 1)); done; echo \$rc \$n > /tmp/rs.rc)"
 }
 
+# migrate_console: the arriving domain is created as "$G--incoming" and renamed at the end;
+# xenconsoled names its log after the first name. From the first migration on, the guest's
+# log (which g_run reads) is that file; the following arrivals append to it.
+migrate_console() {
+	local inc=$CONSOLE_DIR/guest-$G--incoming.log cur=$CONSOLE_DIR/guest-$G.log
+	[ -e "$inc" ] && [ ! -L "$cur" ] || return 0
+	mv "$cur" "$CONSOLE_DIR/guest-$G.premigrate.log"
+	ln -s "guest-$G--incoming.log" "$cur"
+}
+
+# migrate_cycle I Q O: one live migration of $G to this host; the backend ($BE) offers Q
+# queues and ring order O (xen-blkback: only Q) to the arriving domain
+migrate_cycle() {
+	local i=$1 q=$2 o=$3 old k p=/sys/module/${BE//-/_}/parameters
+	old=${G_DOMID[$G]}
+	echo "$q" > "$p/max_queues" || { case_fail "cycle $i: cannot set $BE max_queues=$q"; return 1; }
+	if [ "$BE" = xblkback ]; then
+		echo "$o" > "$p/max_ring_page_order" ||
+			{ case_fail "cycle $i: cannot set max_ring_page_order=$o"; return 1; }
+	fi
+	timeout 300 xl migrate -s '' "$G" "xl migrate-receive" ||
+		{ case_fail "cycle $i: xl migrate failed"; return 1; }
+	xl list "$G--migratedaway" >/dev/null 2>&1 && { case_fail "cycle $i: the old domain is still there"; return 1; }
+	migrate_console
+	guest_rehook "$G" || { case_fail "cycle $i: $G gone after the migration"; return 1; }
+	[ "${G_DOMID[$G]}" != "$old" ] || { case_fail "cycle $i: same domid $old after the migration"; return 1; }
+	# the old domain's backend devices go away with it
+	k=0
+	while ls -d /sys/bus/xen-backend/devices/vbd-"$old"-* >/dev/null 2>&1 && [ $k -lt 30 ]; do
+		sleep 1; k=$((k + 1))
+	done
+	ls -d /sys/bus/xen-backend/devices/vbd-"$old"-* >/dev/null 2>&1 &&
+		case_fail "cycle $i: backend devices of the old domain $old still there 30 s later"
+	case_ok
+}
+
 c_restore() {
 	local front=$1 i q o nq no t0 ts tr sav=$LAB_TMP/$G.save seen="" runid acked bad
+	local BE=${2:-$BACK}
 	read -r q o < <(cycle_params 0)
-	be_use $BACK max_queues=$q max_ring_page_order=$o || return 1
+	# (xen-blkback's ring order is a load-time parameter: it stays 2)
+	[ "$BE" = xen-blkback ] && o=2
+	be_use "$BE" max_queues=$q max_ring_page_order=$o || return 1
 	fe_use "$G" "$front" || return 1
 	slow_disk || { case_fail "cannot create the slow null_blk (configfs)"; return 1; }
 	disk_attach "$G" nullb2 xvdb || return 1
@@ -98,22 +154,29 @@ c_restore() {
 	seen="${nq:-1}/${no:-0}"
 	for i in $(seq 1 "$CYCLES"); do
 		read -r q o < <(cycle_params "$i")
+		[ "$BE" = xen-blkback ] && o=2
 		t0=$SECONDS
-		log "cycle $i: xl save $G (fio running)"
-		rm -f "$sav"
-		timeout 300 xl save "$G" "$sav" || { case_fail "cycle $i: xl save failed"; return 1; }
-		ts=$((SECONDS - t0))
-		xl domid "$G" >/dev/null 2>&1 && { case_fail "cycle $i: $G still exists after xl save"; return 1; }
-		local g p
-		g=$(cat $DRV/grants_mapped 2>/dev/null) p=$(cat $DRV/pages_in_use 2>/dev/null)
-		[ "$g" = 0 ] && [ "$p" = 0 ] ||
-			case_fail "cycle $i: after save xblkback still holds grants_mapped=$g pages_in_use=$p"
-		be_use $BACK max_queues=$q max_ring_page_order=$o || return 1
-		t0=$SECONDS
-		timeout 300 xl restore "$sav" || { case_fail "cycle $i: xl restore failed"; return 1; }
-		tr=$((SECONDS - t0))
-		rm -f "$sav"
-		guest_rehook "$G" || { case_fail "cycle $i: $G gone after restore"; return 1; }
+		if [ -n "$MIGRATE" ]; then
+			log "cycle $i: xl migrate $G to this host (fio running)"
+			migrate_cycle "$i" "$q" "$o" || return 1
+			ts=0 tr=$((SECONDS - t0))
+		else
+			log "cycle $i: xl save $G (fio running)"
+			rm -f "$sav"
+			timeout 300 xl save "$G" "$sav" || { case_fail "cycle $i: xl save failed"; return 1; }
+			ts=$((SECONDS - t0))
+			xl domid "$G" >/dev/null 2>&1 && { case_fail "cycle $i: $G still exists after xl save"; return 1; }
+			local g p
+			g=$(cat $DRV/grants_mapped 2>/dev/null) p=$(cat $DRV/pages_in_use 2>/dev/null)
+			[ "$g" = 0 ] && [ "$p" = 0 ] ||
+				case_fail "cycle $i: after save xblkback still holds grants_mapped=$g pages_in_use=$p"
+			be_use "$BE" max_queues=$q max_ring_page_order=$o || return 1
+			t0=$SECONDS
+			timeout 300 xl restore "$sav" || { case_fail "cycle $i: xl restore failed"; return 1; }
+			tr=$((SECONDS - t0))
+			rm -f "$sav"
+			guest_rehook "$G" || { case_fail "cycle $i: $G gone after restore"; return 1; }
+		fi
 		# the agent answers again, the disk is back and the writers still write
 		g_ok -t 180 "$G" "waitdev /dev/xvdb 60; waitdev /dev/xvdc 60; echo WRITERS \$(pidof xlab-ackw | wc -w); [ -f /tmp/ackw.rc ] && echo WRITERS-RC \$(cat /tmp/ackw.rc); [ -f /tmp/rs.rc ] && echo FIO-RC \$(cat /tmp/rs.rc); grep -h '^E ' /tmp/ackw/*.log | head -3; echo XVDC-PROGRESS passes=\$(grep -c 'err=' /tmp/rs.log) reads_writes_inflight=\$(awk '{print \$1 \"/\" \$5 \"/\" \$9}' /sys/block/xvdc/stat) budget_held=\$(cat /sys/block/xvdc/device/xblk/budget_held 2>/dev/null) fio_wait=\$(for p in \$(pidof fio); do cat /proc/\$p/wchan; echo -n ,; done); true" || return 1
 		log "cycle $i: $(grep -o 'XVDC-PROGRESS.*' "$G_OUT")"
@@ -126,10 +189,16 @@ c_restore() {
 		nq=$(xs_front "$G" xvdb multi-queue-num-queues)
 		no=$(xs_front "$G" xvdb ring-page-order)
 		seen="$seen ${nq:-1}/${no:-0}"
-		log "cycle $i: save ${ts}s, restore ${tr}s, backend max_queues=$q order=$o, frontend queues=${nq:-1} order=${no:-0}"
+		log "cycle $i: save ${ts}s, restore (or migration) ${tr}s, backend max_queues=$q order=$o, frontend queues=${nq:-1} order=${no:-0}"
 		# a frontend takes at most what the backend offers
 		[ "${nq:-1}" -le "$q" ] || case_fail "cycle $i: frontend uses ${nq} queues, backend offers $q"
 		[ "${no:-0}" -le "$o" ] || case_fail "cycle $i: frontend ring order $no, backend offers $o"
+		# after a migration xblkfront (max_queues 4, max_ring_page_order 2 by default, 2 vCPUs)
+		# negotiates again what the arriving domain's backend offers
+		if [ -n "$MIGRATE" ] && [ "$front" = xblkfront ]; then
+			[ "${nq:-1}" = $((q < 2 ? q : 2)) ] && [ "${no:-0}" = $((o < 2 ? o : 2)) ] ||
+				case_fail "cycle $i: frontend uses ${nq:-1} queues, order ${no:-0}; the backend offers $q, $o"
+		fi
 		case_ok || return 1
 		# let I/O run on the new rings for a while
 		sleep 5
@@ -171,7 +240,7 @@ c_restore() {
 		fi
 		case_note "requests replayed per restore on xvdc: $n"
 	fi
-	case_note "$CYCLES save/restore cycles, queues/order per cycle: $seen"
+	case_note "$CYCLES ${MIGRATE:+live migration}${MIGRATE:-save/restore} cycles with $BE, queues/order per cycle: $seen"
 }
 
 want() { [ -z "${XLAB_CASES:-}" ] || [[ ,$XLAB_CASES, == *,$1,* ]]; }
@@ -179,6 +248,17 @@ want() { [ -z "${XLAB_CASES:-}" ] || [[ ,$XLAB_CASES, == *,$1,* ]]; }
 # like suite_begin, with a smaller guest (384 MiB: 256 cannot unpack the initramfs): its
 # whole memory goes into dom0's tmpfs at each save (run.sh gives this dom0 1.5 GiB)
 log "suite $LAB_SUITE: BACK=$BACK cycles=$CYCLES; build: $(tr '\n' ' ' < /lab/build-info 2>/dev/null)"
+if [ -n "$MIGRATE" ]; then
+	log "suite $LAB_SUITE: cycles=$CYCLES; build: $(tr '\n' ' ' < /lab/build-info 2>/dev/null)"
+	if [ ! -f /extra/xblkfront.ko ] || [ ! -f /extra/xblkback.ko ]; then
+		case_skip all "xblkfront.ko or xblkback.ko not built"
+	elif backing_setup && be_use $BACK && guest_create $G 2 384; then
+		want migrate-ours && run_case migrate-ours c_restore xblkfront xblkback
+		want migrate-intreeback && run_case migrate-intreeback c_restore xblkfront xen-blkback
+	fi
+	suite_end
+	exit
+fi
 if backing_setup && be_use $BACK && guest_create $G 2 384; then
 	want restore-ours && { [ -f /extra/xblkfront.ko ] && run_case restore-ours c_restore xblkfront ||
 		case_skip restore-ours "xblkfront.ko not built"; }
