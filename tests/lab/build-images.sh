@@ -191,6 +191,26 @@ else
 	rm -f "$OUT/payload/vmlinux"; cp "$OUT/vmlinuz" "$OUT/payload/vmlinuz"; DOMU_KERNEL=vmlinuz
 fi
 
+# ---------------------------------------------------------------- small domU (suite "many")
+# Many guests at once must fit in the lab's memory: an image with the agent, both frontends
+# and xlab-ackw only (no fio and its libraries), built when XLAB_SMALL_GUEST is set
+rm -f "$OUT/payload/domU-small.cpio"
+if [ -n "${XLAB_SMALL_GUEST:-}" ]; then
+	log "small domU initramfs"
+	S=$OUT/rootfs-domU-small
+	skeleton "$S"
+	copy_bins "$S" /usr/bin/bash /usr/bin/xenstore /usr/bin/timeout
+	xenstore_links "$S"
+	busybox_links "$S"
+	copy_modules "$S" xen-blkfront
+	[ -f "$OUT/modules/xblkfront.ko" ] && cp "$OUT/modules/xblkfront.ko" "$S/extra/"
+	install -m 0755 "$D/usr/bin/xlab-ackw" "$S/usr/bin/xlab-ackw"
+	install -m 0755 "$HERE/init/domU-init.sh" "$S/init"
+	install -m 0644 "$HERE/lib/guest.sh" "$S/lab/guest.sh"
+	mkcpio "$S" > "$OUT/payload/domU-small.cpio"
+	log "small domU initramfs $(du -h "$OUT/payload/domU-small.cpio" | cut -f1)"
+fi
+
 # ---------------------------------------------------------------- dom0
 log "dom0 initramfs"
 R=$OUT/rootfs-dom0
@@ -241,5 +261,6 @@ install -m 0644 "$HERE"/suites/*.sh "$R/lab/suites/"
 mkdir -p "$R/guest"
 cp "$OUT/payload/$DOMU_KERNEL" "$R/guest/"
 cp "$OUT/payload/domU.cpio" "$R/guest/domU.cpio"
+[ ! -f "$OUT/payload/domU-small.cpio" ] || cp "$OUT/payload/domU-small.cpio" "$R/guest/"
 mkcpio "$R" > "$OUT/dom0.cpio"
 log "dom0 initramfs $(du -h "$OUT/dom0.cpio" | cut -f1)"

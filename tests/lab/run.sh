@@ -5,7 +5,7 @@
 #
 #   tests/lab/run.sh [SUITE...]        default: intree front back demo
 #                                      also available: back-extra stress bench bench-wall hostile
-#                                      hostile-back restore lifecycle qos blktests migrate
+#                                      hostile-back restore lifecycle qos blktests migrate many
 #
 # Installs missing Debian packages, builds our modules against the 6.1 headers matching the
 # kernel image the lab boots, builds the images into tests/lab/out/, boots Xen once per suite
@@ -35,7 +35,7 @@
 #   XLAB_LOCK_WAIT=s        how long to wait for another lab run (default 2400)
 #   XLAB_ACCEL, XLAB_CPU    QEMU -accel / -cpu (default tcg,thread=multi / qemu64); -accel
 #                           only applies to the wall clock
-#   XLAB_CLOCK=icount|wall  the clock of every boot (default: icount for the bench and qos
+#   XLAB_CLOCK=icount|wall  the clock of every boot (default: icount for the bench, qos and many
 #                           suites, wall for the others). icount: deterministic, single-
 #                           threaded TCG with -icount shift=0,sleep=off -rtc clock=vm (1
 #                           instruction = 1 ns of virtual time, idle time skipped;
@@ -208,7 +208,10 @@ inner() {
 		blktests_prep || exit 2
 	fi
 	say "building images"
-	XLAB_BLKTESTS=$BLKTESTS_DIR XLAB_DKMS_DIR=$DKMS_DIR OUT=$OUT "$HERE/build-images.sh" "$KVER" > "$OUT/images.log" 2>&1 ||
+	# suite "many": a small guest image too (16 guests must fit in memory)
+	SMALL_GUEST=
+	[[ " ${SUITES[*]} " == *" many "* ]] && SMALL_GUEST=1
+	XLAB_SMALL_GUEST=$SMALL_GUEST XLAB_BLKTESTS=$BLKTESTS_DIR XLAB_DKMS_DIR=$DKMS_DIR OUT=$OUT "$HERE/build-images.sh" "$KVER" > "$OUT/images.log" 2>&1 ||
 		{ tail -20 "$OUT/images.log"; echo "image build failed" >&2; exit 2; }
 	say "images built ($((SECONDS - T0)) s so far)"
 
@@ -241,7 +244,7 @@ inner() {
 		bench) [ "$(suite_clock bench)" = icount ] && tmo=3600 || tmo=2400 ;;
 		bench-wall) tmo=1200 ;;
 		blktests) tmo=2400 ;;
-		migrate) tmo=3600 ;;
+		migrate | many) tmo=3600 ;;
 		lifecycle) tmo=$((600 + 90 * $(xlab_opt detach_cycles 10))) ;;
 		*) tmo=1200 ;; esac
 		tmo=${XLAB_QEMU_TIMEOUT:-$tmo}
@@ -361,12 +364,12 @@ xlab_opt() {
 
 foreign_qemu() { pgrep -x qemu-system-x86_64 2>/dev/null | head -1; }
 
-# suite_clock SUITE: the clock SUITE boots on: XLAB_CLOCK if set, else icount for the bench
-# and qos suites (deterministic figures, see Documentation/bench.rst; qos: repeatable rates)
+# suite_clock SUITE: the clock SUITE boots on: XLAB_CLOCK if set, else icount for the bench,
+# qos and many suites (deterministic figures, see Documentation/bench.rst; qos: repeatable rates)
 # and wall for every other one
 suite_clock() {
 	if [ -n "${XLAB_CLOCK:-}" ]; then echo "$XLAB_CLOCK"; return; fi
-	case $1 in bench | qos) echo icount ;; *) echo wall ;; esac
+	case $1 in bench | qos | many) echo icount ;; *) echo wall ;; esac
 }
 
 # clock_args SUITE: QEMU's accelerator and clock options for SUITE's clock. icount needs
@@ -477,7 +480,7 @@ boot() {
 	# bash), with thread=multi or single and also with max,-fsgsbase; the stress suite saw
 	# 4-5 such crashes per 150 s with max and none with qemu64.
 	local cmd=(qemu-system-x86_64 -machine pc "${clk[@]}"
-		-cpu "${XLAB_CPU:-qemu64}" -smp 2 -m 3072
+		-cpu "${XLAB_CPU:-qemu64}" -smp 2 -m "$([ "$suite" = many ] && echo 4096 || echo 3072)"
 		-display none -vga none -monitor none -no-reboot -nodefaults -serial stdio
 		-pidfile "$OUT/qemu.pid" -kernel "$OUT/xen" -append "$(xen_cmdline "$suite")" -initrd "$initrd")
 	# insnprof=1: count every instruction per translation block (tests/bench/xlab-insnprof.c);

@@ -202,7 +202,7 @@ _guest_create1() {
 	name = "$name"
 	type = "pv"
 	kernel = "$kernel"
-	ramdisk = "/guest/domU.cpio"
+	ramdisk = "${XLAB_GUEST_RAMDISK:-/guest/domU.cpio}"
 	extra = "console=hvc0 loglevel=6 ${XLAB_GUEST_EXTRA:-}${XLAB_KPROF:+ profile=2}"
 	memory = $mem
 	vcpus = $vcpus
