@@ -36,7 +36,10 @@ typedef unsigned int __bitwise blk_features_t;
 #define BLK_FEAT_WRITE_CACHE	((__force blk_features_t)(1u << 0))
 #define BLK_FEAT_FUA		((__force blk_features_t)(1u << 1))
 
-/* The fields of the 6.11 struct queue_limits that xblkfront sets. */
+/*
+ * The fields of the 6.11 struct queue_limits that xblkfront sets; setting
+ * another fails to compile on 6.1 until it is added here and applied below.
+ */
 struct xblk_compat_queue_limits {
 	blk_features_t features;
 	unsigned long seg_boundary_mask;
