@@ -62,7 +62,7 @@ bool xbb_ratelimit(struct xbb_dev *be, struct ratelimit_state *rs)
 
 	if (!__ratelimit(rs))
 		return false;
-	n = xb_ratelimit_take_missed(rs);
+	n = ratelimit_state_reset_miss(rs);
 	if (n)
 		dev_warn(&be->xdev->dev, "%s: %d messages suppressed\n",
 			 be->name, n);

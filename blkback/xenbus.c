@@ -707,7 +707,9 @@ static void xbb_teardown_work(struct work_struct *work)
 	be->old_rings = NULL;
 	be->nr_old_rings = 0;
 	removed = be->removed;
-	if (!removed && xbb_frontend_state(be, xb_otherend_state(dev)))
+	if (!removed &&
+	    xbb_frontend_state(be,
+			       xenbus_read_driver_state(dev, dev->otherend)))
 		xbb_vbd_close(be);
 	mutex_unlock(&be->lock);
 

@@ -396,7 +396,6 @@ static void xbf_commit_rqs(struct blk_mq_hw_ctx *hctx)
 		xbf_commit(hq->ring);
 }
 
-#ifdef XB_HAVE_QUEUE_RQS
 /*
  * A plugged batch: every request goes on its ring unpushed; each ring
  * touched is pushed, and its backend notified, once at the end.  Requests
@@ -406,18 +405,18 @@ static void xbf_commit_rqs(struct blk_mq_hw_ctx *hctx)
  * fails.  blk-mq takes no budget on this path, so we do; once the budget
  * is spent the rest of the batch goes back.
  */
-static void xbf_queue_rqs(xb_rqs_t *rqlist)
+static void xbf_queue_rqs(xblk_compat_rq_list_t *rqlist)
 {
 	struct xbf_info *info = NULL;
-	struct xb_requeue requeue;
+	xblk_compat_rq_list_t requeue;
 	unsigned long touched = 0;
 	bool no_budget = false;
 	struct request *rq;
 	unsigned int i;
 
 	BUILD_BUG_ON(XBLK_MAX_QUEUES > BITS_PER_LONG);
-	xb_requeue_init(&requeue);
-	while ((rq = xb_rqs_pop(rqlist))) {
+	rq_list_init(&requeue);
+	while ((rq = rq_list_pop(rqlist))) {
 		struct xbf_hq *hq = rq->mq_hctx->driver_data;
 		struct xbf_ring *ring;
 		blk_status_t sts;
@@ -429,7 +428,7 @@ static void xbf_queue_rqs(xb_rqs_t *rqlist)
 			no_budget = true;
 		if (no_budget || !xbf_budget_get(info)) {
 			no_budget = true;
-			xb_requeue_add(&requeue, rq);
+			rq_list_add_tail(&requeue, rq);
 			continue;
 		}
 		xbf_req(rq)->budget = true;
@@ -440,16 +439,15 @@ static void xbf_queue_rqs(xb_rqs_t *rqlist)
 		if (sts == BLK_STS_OK)
 			__set_bit(ring->index, &touched);
 		else if (sts == BLK_STS_RESOURCE)
-			xb_requeue_add(&requeue, rq);
+			rq_list_add_tail(&requeue, rq);
 		else	/* never started: handed back it would be failed again */
 			blk_mq_end_request(rq, sts);
 	}
 	if (info)
 		for_each_set_bit(i, &touched, XBLK_MAX_QUEUES)
 			xbf_commit(&info->rings[i]);
-	xb_requeue_return(rqlist, &requeue);
+	*rqlist = requeue;
 }
-#endif
 
 static void xbf_complete_rq(struct request *rq)
 {
@@ -503,8 +501,8 @@ void xbf_complete_list(struct xbf_ring *ring, struct xbf_req *list)
 		next = req->next;
 		xbf_finish(ring, rq, req->rsp_status);
 		xbf_budget_release(ring->info, rq);
-		if (!xb_add_to_batch(rq, &iob, req->status != BLK_STS_OK,
-				     xbf_complete_batch))
+		if (!blk_mq_add_to_batch(rq, &iob, req->status != BLK_STS_OK,
+					 xbf_complete_batch))
 			blk_mq_complete_request(rq);
 	}
 	if (iob.complete)
@@ -817,9 +815,7 @@ static const struct blk_mq_ops xbf_mq_ops = {
 	.queue_rq	= xbf_queue_rq,
 	.timeout	= xbf_timeout,
 	.commit_rqs	= xbf_commit_rqs,
-#ifdef XB_HAVE_QUEUE_RQS
 	.queue_rqs	= xbf_queue_rqs,
-#endif
 	.complete	= xbf_complete_rq,
 	.get_budget	= xbf_get_budget,
 	.put_budget	= xbf_put_budget,
@@ -829,12 +825,13 @@ static const struct blk_mq_ops xbf_mq_ops = {
 	.exit_hctx	= xbf_exit_hctx,
 };
 
-static void xbf_fill_limits(const struct xbf_info *info, struct xb_limits *xl)
+static void xbf_fill_limits(const struct xbf_info *info,
+			    struct queue_limits *lim)
 {
 	const struct xblk_be_info *be = &info->be;
 	unsigned int max_sectors = xblk_max_request_sectors(be, &info->neg);
 
-	*xl = (struct xb_limits){
+	*lim = (struct queue_limits){
 		.logical_block_size = be->sector_size,
 		.physical_block_size = be->phys_sector_size,
 		.io_min = be->io_min,
@@ -843,16 +840,18 @@ static void xbf_fill_limits(const struct xbf_info *info, struct xb_limits *xl)
 		.max_segments = info->neg.segs,
 		.max_segment_size = PAGE_SIZE,
 		.seg_boundary_mask = PAGE_SIZE - 1,
-		.write_cache = info->flush_op != 0,
-		.fua = false,	/* the block layer follows writes with a flush */
 	};
+	/* No BLK_FEAT_FUA: the block layer follows writes with a flush. */
+	if (info->flush_op)
+		lim->features |= BLK_FEAT_WRITE_CACHE;
 	if (be->discard) {
-		xl->max_discard_sectors = UINT_MAX >> XBLK_SECTOR_SHIFT;
-		xl->discard_granularity = be->discard_granularity ?:
-					  be->sector_size;
-		xl->discard_alignment = be->discard_alignment;
+		lim->max_hw_discard_sectors = UINT_MAX >> XBLK_SECTOR_SHIFT;
+		lim->discard_granularity = be->discard_granularity ?:
+					   be->sector_size;
+		lim->discard_alignment = be->discard_alignment;
 		if (be->discard_secure)
-			xl->max_secure_erase_sectors = xl->max_discard_sectors;
+			lim->max_secure_erase_sectors =
+				lim->max_hw_discard_sectors;
 	}
 }
 
@@ -870,7 +869,6 @@ static void xbf_tag_set_init(struct xbf_info *info)
 	set->queue_depth = info->rings[0].nr_slots;
 	set->numa_node = NUMA_NO_NODE;
 	set->timeout = READ_ONCE(xbf_io_timeout) * HZ;
-	set->flags = XB_MQ_F_SHOULD_MERGE;
 	set->cmd_size = sizeof(struct xbf_req) +
 			(info->neg.segs + frames) * sizeof(struct xbf_gnt *);
 	set->driver_data = info;
@@ -902,7 +900,7 @@ static void xbf_gendisk_init(struct xbf_info *info, struct gendisk *gd)
 int xbf_disk_create(struct xbf_info *info)
 {
 	struct blk_mq_tag_set *set = &info->tag_set;
-	struct xb_limits xl;
+	struct queue_limits lim;
 	struct gendisk *gd;
 	int err;
 
@@ -924,8 +922,8 @@ int xbf_disk_create(struct xbf_info *info)
 	info->timeout_fail = READ_ONCE(xbf_timeout_policy) == XBF_TIMEOUT_FAIL;
 	info->resized_at = jiffies - HZ;
 
-	xbf_fill_limits(info, &xl);
-	gd = xb_alloc_disk(set, &xl, info);
+	xbf_fill_limits(info, &lim);
+	gd = blk_mq_alloc_disk(set, &lim, info);
 	if (IS_ERR(gd)) {
 		err = PTR_ERR(gd);
 		goto out_free_tag_set;

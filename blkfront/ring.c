@@ -422,7 +422,8 @@ int xbf_rings_alloc(struct xbf_info *info, unsigned int nr, unsigned int order)
 		info->rings[i].info = info;
 		info->rings[i].index = i;
 		info->rings[i].irq_batch = READ_ONCE(xbf_irq_batch);
-		xb_hrtimer_setup(&info->rings[i].poll_timer, xbf_poll_timer);
+		hrtimer_setup(&info->rings[i].poll_timer, xbf_poll_timer,
+			      CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	}
 	for (i = 0; i < nr; i++) {
 		err = xbf_ring_alloc(&info->rings[i], order);

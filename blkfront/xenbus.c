@@ -509,7 +509,7 @@ static void xbf_remove(struct xenbus_device *dev)
 	cancel_work_sync(&info->error_work);
 	mutex_lock(&info->mutex);
 	xbf_stop_io(info);
-	be = xb_otherend_state(dev);
+	be = xenbus_read_driver_state(dev, dev->otherend);
 	mutex_unlock(&info->mutex);
 	/*
 	 * A backend that says it is serving or finishing gets a bounded time

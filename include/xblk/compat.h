@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Kernel API compatibility wrappers: the only place that tests HAVE_*.
+ * Kernel API compatibility: the only place that tests HAVE_*.
+ *
+ * The driver .c files are written against the newest mainline API.  Where
+ * an older kernel lacks a piece of it, this header backfills it under the
+ * mainline name (an xblk_compat_*() function and a #define of the mainline
+ * name), the way WireGuard's compat layer does.
  *
  * The HAVE_* macros come from build/probe/<tree>/xblk_autoconf.h, generated
  * by scripts/probe.sh from compile probes (scripts/probes/HAVE_*.c), never
@@ -17,205 +22,140 @@
 
 /* ---------------------------------------------------------------------
  * Frontend: disk allocation and queue limits.
+ *
+ * The newest API: blk_mq_alloc_disk(set, &lim, queuedata) with the initial
+ * struct queue_limits (6.9), write cache and FUA as lim.features (6.11),
+ * queues non-rotational unless BLK_FEAT_ROTATIONAL (6.11).  Before 6.9 the
+ * limits went to the new queue through the blk_queue_*() setters, and 6.1's
+ * struct queue_limits has no features: there, struct queue_limits names a
+ * stand-in holding what xblkfront sets, which the backfilled
+ * blk_mq_alloc_disk() applies through those setters.
  */
+#if !defined(HAVE_BLK_MQ_ALLOC_DISK_LIM)
+typedef unsigned int __bitwise blk_features_t;
+#define BLK_FEAT_WRITE_CACHE	((__force blk_features_t)(1u << 0))
+#define BLK_FEAT_FUA		((__force blk_features_t)(1u << 1))
 
-/**
- * struct xb_limits - queue limits, independent of how the kernel takes them
- * @logical_block_size: bytes
- * @physical_block_size: bytes
- * @io_min: bytes, 0 for none
- * @io_opt: bytes, 0 for none
- * @max_hw_sectors: 512-byte sectors per request
- * @max_segments: segments per request
- * @max_segment_size: bytes per segment
- * @seg_boundary_mask: a segment may not cross this boundary
- * @max_discard_sectors: 0 when discard is not supported
- * @discard_granularity: bytes
- * @discard_alignment: bytes (kept for the sysfs value only)
- * @max_secure_erase_sectors: 0 when not supported
- * @write_cache: the device has a volatile write cache to flush
- * @fua: the device supports forced unit access writes
+/*
+ * The fields of the 6.11 struct queue_limits that xblkfront sets; setting
+ * another fails to compile on 6.1 until it is added here and applied below.
  */
-struct xb_limits {
-	unsigned int logical_block_size;
+struct xblk_compat_queue_limits {
+	blk_features_t features;
+	unsigned long seg_boundary_mask;
+	unsigned int max_hw_sectors;
+	unsigned int max_segment_size;
 	unsigned int physical_block_size;
+	unsigned int logical_block_size;
 	unsigned int io_min;
 	unsigned int io_opt;
-	unsigned int max_hw_sectors;
-	unsigned int max_segments;
-	unsigned int max_segment_size;
-	unsigned long seg_boundary_mask;
-	unsigned int max_discard_sectors;
+	unsigned int max_hw_discard_sectors;
+	unsigned int max_secure_erase_sectors;
 	unsigned int discard_granularity;
 	unsigned int discard_alignment;
-	unsigned int max_secure_erase_sectors;
-	bool write_cache;
-	bool fua;
+	unsigned short max_segments;
 };
 
-#ifdef HAVE_BLK_MQ_ALLOC_DISK_LIM
-static inline void xb_fill_queue_limits(struct queue_limits *ql,
-					const struct xb_limits *xl)
+static inline struct gendisk *
+xblk_compat_blk_mq_alloc_disk(struct blk_mq_tag_set *set,
+			      const struct xblk_compat_queue_limits *lim,
+			      void *queuedata)
 {
-	ql->logical_block_size = xl->logical_block_size;
-	ql->physical_block_size = xl->physical_block_size;
-	ql->io_min = xl->io_min;
-	ql->io_opt = xl->io_opt;
-	ql->max_hw_sectors = xl->max_hw_sectors;
-	ql->max_segments = xl->max_segments;
-	ql->max_segment_size = xl->max_segment_size;
-	ql->seg_boundary_mask = xl->seg_boundary_mask;
-	ql->max_hw_discard_sectors = xl->max_discard_sectors;
-	ql->discard_granularity = xl->discard_granularity;
-	ql->discard_alignment = xl->discard_alignment;
-	ql->max_secure_erase_sectors = xl->max_secure_erase_sectors;
-#ifdef HAVE_BLK_FEAT_WRITE_CACHE
-	if (xl->write_cache)
-		ql->features |= BLK_FEAT_WRITE_CACHE;
-	if (xl->fua)
-		ql->features |= BLK_FEAT_FUA;
-#endif
-}
-#else
-static inline void xb_apply_queue_limits(struct request_queue *q,
-					 const struct xb_limits *xl)
-{
-	blk_queue_logical_block_size(q, xl->logical_block_size);
-	blk_queue_physical_block_size(q, xl->physical_block_size);
-	blk_queue_io_min(q, xl->io_min);
-	blk_queue_io_opt(q, xl->io_opt);
-	blk_queue_max_hw_sectors(q, xl->max_hw_sectors);
-	blk_queue_max_segments(q, xl->max_segments);
-	blk_queue_max_segment_size(q, xl->max_segment_size);
-	blk_queue_segment_boundary(q, xl->seg_boundary_mask);
-	blk_queue_max_discard_sectors(q, xl->max_discard_sectors);
-	q->limits.discard_granularity = xl->discard_granularity;
-	q->limits.discard_alignment = xl->discard_alignment;
-	blk_queue_max_secure_erase_sectors(q, xl->max_secure_erase_sectors);
-	blk_queue_write_cache(q, xl->write_cache, xl->fua);
-}
-#endif
+	struct gendisk *gd = blk_mq_alloc_disk(set, queuedata);
+	struct request_queue *q;
 
-/**
- * xb_alloc_disk() - allocate a blk-mq disk with the given limits
- * @set: tag set
- * @xl: limits
- * @queuedata: driver data of the queue
- *
- * Return: the disk or an ERR_PTR.
- */
-static inline struct gendisk *xb_alloc_disk(struct blk_mq_tag_set *set,
-					    const struct xb_limits *xl,
-					    void *queuedata)
-{
-	struct gendisk *gd;
-#ifdef HAVE_BLK_MQ_ALLOC_DISK_LIM
-	struct queue_limits ql = {};
-
-	xb_fill_queue_limits(&ql, xl);
-	gd = blk_mq_alloc_disk(set, &ql, queuedata);
-#else
-	gd = blk_mq_alloc_disk(set, queuedata);
-	if (!IS_ERR(gd))
-		xb_apply_queue_limits(gd->queue, xl);
-#endif
-#ifdef HAVE_QUEUE_FLAG_NONROT
-	/* A virtual disk: no seek penalty (later kernels default to this). */
-	if (!IS_ERR(gd))
-		blk_queue_flag_set(QUEUE_FLAG_NONROT, gd->queue);
-#endif
+	if (IS_ERR(gd))
+		return gd;
+	q = gd->queue;
+	blk_queue_logical_block_size(q, lim->logical_block_size);
+	blk_queue_physical_block_size(q, lim->physical_block_size);
+	blk_queue_io_min(q, lim->io_min);
+	blk_queue_io_opt(q, lim->io_opt);
+	blk_queue_max_hw_sectors(q, lim->max_hw_sectors);
+	blk_queue_max_segments(q, lim->max_segments);
+	blk_queue_max_segment_size(q, lim->max_segment_size);
+	blk_queue_segment_boundary(q, lim->seg_boundary_mask);
+	blk_queue_max_discard_sectors(q, lim->max_hw_discard_sectors);
+	q->limits.discard_granularity = lim->discard_granularity;
+	q->limits.discard_alignment = lim->discard_alignment;
+	blk_queue_max_secure_erase_sectors(q, lim->max_secure_erase_sectors);
+	blk_queue_write_cache(q, !!(lim->features & BLK_FEAT_WRITE_CACHE),
+			      !!(lim->features & BLK_FEAT_FUA));
+	/* Rotational was the default; the stand-in has no BLK_FEAT_ROTATIONAL. */
+	blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
 	return gd;
 }
 
-/**
- * xb_hrtimer_setup() - initialise a relative CLOCK_MONOTONIC hrtimer
- * @t: the timer
- * @fn: its callback
- */
-static inline void xb_hrtimer_setup(struct hrtimer *t,
-				    enum hrtimer_restart (*fn)(struct hrtimer *))
-{
-#ifdef HAVE_HRTIMER_SETUP
-	hrtimer_setup(t, fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-#else
-	hrtimer_init(t, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	t->function = fn;
+#define queue_limits xblk_compat_queue_limits
+#undef blk_mq_alloc_disk
+#define blk_mq_alloc_disk(set, lim, queuedata) \
+	xblk_compat_blk_mq_alloc_disk(set, lim, queuedata)
+#elif !defined(HAVE_BLK_FEAT_WRITE_CACHE)
+#error "6.9 and 6.10 (queue_limits without features) are not supported"
 #endif
+
+/*
+ * Merging is what every tag set does since 6.14, which removed
+ * BLK_MQ_F_SHOULD_MERGE; before, a tag set had to ask for it.
+ */
+#ifdef HAVE_BLK_MQ_F_SHOULD_MERGE
+static inline int xblk_compat_blk_mq_alloc_tag_set(struct blk_mq_tag_set *set)
+{
+	set->flags |= BLK_MQ_F_SHOULD_MERGE;
+	return blk_mq_alloc_tag_set(set);
 }
 
-/* Merging is the default for every tag set since 6.14. */
-#ifdef HAVE_BLK_MQ_F_SHOULD_MERGE
-#define XB_MQ_F_SHOULD_MERGE	BLK_MQ_F_SHOULD_MERGE
-#else
-#define XB_MQ_F_SHOULD_MERGE	0
+#define blk_mq_alloc_tag_set xblk_compat_blk_mq_alloc_tag_set
+#endif
+
+/* hrtimer_setup() (6.13) sets the callback along with clock and mode. */
+#ifndef HAVE_HRTIMER_SETUP
+static inline void
+xblk_compat_hrtimer_setup(struct hrtimer *timer,
+			  enum hrtimer_restart (*function)(struct hrtimer *),
+			  clockid_t clock_id, enum hrtimer_mode mode)
+{
+	hrtimer_init(timer, clock_id, mode);
+	timer->function = function;
+}
+
+#define hrtimer_setup xblk_compat_hrtimer_setup
 #endif
 
 /* ---------------------------------------------------------------------
  * Frontend: ->queue_rqs() request lists.
  *
- * xb_rqs_t is the type ->queue_rqs() receives (a macro, not a typedef,
- * as it is only a spelling of a kernel type).  The driver pops requests
- * off it and hands back, through struct xb_requeue, those it did not take;
- * blk-mq then issues them one by one through ->queue_rq().
+ * 6.13 (and Debian's 6.12) pass ->queue_rqs() a struct rq_list, with a
+ * tail.  Before, the list was its head pointer, struct request **.  The
+ * callback's type is fixed by struct blk_mq_ops, and struct rq_list cannot
+ * be made to name a pointer, so the driver spells the list type
+ * xblk_compat_rq_list_t (a macro: checkpatch refuses new typedefs) and
+ * otherwise uses the mainline calls.  6.1's rq_list_pop() already takes the
+ * head pointer; its rq_list_add_tail() took a tail pointer, and is replaced
+ * by one that walks the list (a plug holds a few dozen requests at most).
  */
-#if defined(HAVE_QUEUE_RQS_RQ_LIST)
-#define XB_HAVE_QUEUE_RQS 1
-#define xb_rqs_t struct rq_list
+#ifdef HAVE_QUEUE_RQS_RQ_LIST
+#define xblk_compat_rq_list_t	struct rq_list
+#else
+#define xblk_compat_rq_list_t	struct request *
 
-struct xb_requeue {
-	struct rq_list list;
-};
-
-static inline void xb_requeue_init(struct xb_requeue *rq)
+static inline void xblk_compat_rq_list_init(struct request **rl)
 {
-	rq_list_init(&rq->list);
+	*rl = NULL;
 }
 
-static inline void xb_requeue_add(struct xb_requeue *rql, struct request *rq)
+static inline void xblk_compat_rq_list_add_tail(struct request **rl,
+						struct request *rq)
 {
-	rq_list_add_tail(&rql->list, rq);
-}
-
-static inline void xb_requeue_return(xb_rqs_t *rqs, struct xb_requeue *rql)
-{
-	*rqs = rql->list;
-}
-
-static inline struct request *xb_rqs_pop(xb_rqs_t *rqs)
-{
-	return rq_list_pop(rqs);
-}
-#elif defined(HAVE_QUEUE_RQS_RQ_PTR)
-#define XB_HAVE_QUEUE_RQS 1
-#define xb_rqs_t struct request *
-
-struct xb_requeue {
-	struct request *head;
-	struct request **tail;
-};
-
-static inline void xb_requeue_init(struct xb_requeue *rql)
-{
-	rql->head = NULL;
-	rql->tail = &rql->head;
-}
-
-static inline void xb_requeue_add(struct xb_requeue *rql, struct request *rq)
-{
+	while (*rl)
+		rl = &(*rl)->rq_next;
 	rq->rq_next = NULL;
-	*rql->tail = rq;
-	rql->tail = &rq->rq_next;
+	*rl = rq;
 }
 
-static inline void xb_requeue_return(xb_rqs_t *rqs, struct xb_requeue *rql)
-{
-	*rqs = rql->head;
-}
-
-static inline struct request *xb_rqs_pop(xb_rqs_t *rqs)
-{
-	return rq_list_pop(rqs);
-}
+#define rq_list_init xblk_compat_rq_list_init
+#undef rq_list_add_tail
+#define rq_list_add_tail xblk_compat_rq_list_add_tail
 #endif
 
 /* ---------------------------------------------------------------------
@@ -223,30 +163,20 @@ static inline struct request *xb_rqs_pop(xb_rqs_t *rqs)
  */
 #include <xen/xenbus.h>
 
-/**
- * xb_otherend_state() - read the state the other end published
- * @dev: our xenbus device
- *
- * Return: the other end's state (XenbusStateUnknown if it vanished).
+/*
+ * After 6.12 xenbus_read_driver_state() takes the device as well, and reads
+ * XenbusStateUnknown for one whose xenstore entries vanished.
  */
-static inline enum xenbus_state xb_otherend_state(struct xenbus_device *dev)
+#ifndef HAVE_XENBUS_READ_DRIVER_STATE_DEV
+static inline enum xenbus_state
+xblk_compat_xenbus_read_driver_state(const struct xenbus_device *dev,
+				     const char *path)
 {
-#ifdef HAVE_XENBUS_READ_DRIVER_STATE_DEV
-	return xenbus_read_driver_state(dev, dev->otherend);
-#else
-	return xenbus_read_driver_state(dev->otherend);
-#endif
+	return xenbus_read_driver_state(path);
 }
 
-/* ---------------------------------------------------------------------
- * Frontend: batched completion.
- */
-static inline bool xb_add_to_batch(struct request *rq,
-				   struct io_comp_batch *iob, bool is_error,
-				   void (*complete)(struct io_comp_batch *))
-{
-	return blk_mq_add_to_batch(rq, iob, is_error, complete);
-}
+#define xenbus_read_driver_state xblk_compat_xenbus_read_driver_state
+#endif
 
 /* =====================================================================
  * Backend (xblkback) section.  Maintained by the backend; frontend code
@@ -364,26 +294,19 @@ static inline void xb_bdev_close(struct xb_bdev *xb)
  * Backend: rate-limited messages.
  */
 
-/**
- * xb_ratelimit_take_missed() - read and clear what a ratelimit suppressed
- * @rs: a ratelimit state set up with RATELIMIT_MSG_ON_RELEASE, so that
- *	__ratelimit() only counts in @rs->missed and never prints or clears it
- *
- * Context: any.
- * Return: the calls __ratelimit() refused since the last call of this.
+/*
+ * After 6.12 ratelimit_state.missed is an atomic_t that
+ * ratelimit_state_reset_miss() reads and clears.  Before, a plain int that
+ * ___ratelimit() updates under rs->lock, and refuses a caller that finds the
+ * lock held: take it only when there is a count to take.
  */
-static inline int xb_ratelimit_take_missed(struct ratelimit_state *rs)
+#ifndef HAVE_RATELIMIT_STATE_RESET_MISS
+static inline int
+xblk_compat_ratelimit_state_reset_miss(struct ratelimit_state *rs)
 {
-#ifdef HAVE_RATELIMIT_STATE_RESET_MISS
-	return ratelimit_state_reset_miss(rs);
-#else
 	unsigned long flags;
 	int n;
 
-	/*
-	 * ___ratelimit() counts under rs->lock and refuses a caller that finds
-	 * it held: take it only when there is a count to take.
-	 */
 	if (!READ_ONCE(rs->missed))
 		return 0;
 	raw_spin_lock_irqsave(&rs->lock, flags);
@@ -391,8 +314,10 @@ static inline int xb_ratelimit_take_missed(struct ratelimit_state *rs)
 	rs->missed = 0;
 	raw_spin_unlock_irqrestore(&rs->lock, flags);
 	return n;
-#endif
 }
+
+#define ratelimit_state_reset_miss xblk_compat_ratelimit_state_reset_miss
+#endif
 
 /* ======================= end of the backend section ================== */
 
