@@ -291,9 +291,11 @@ struct xbb_req {
 	struct xbb_gnt inline_gnts[BLKIF_MAX_SEGMENTS_PER_REQUEST];
 };
 
-int xbb_req_setup(struct xbb_req *xr, const struct blkif_request *req);
-void xbb_req_teardown(struct xbb_req *xr);
-unsigned int xbb_io_dispatch(struct xbb_ring *ring, struct list_head *pass);
+struct xbb_req *xbb_slot_get(struct xbb_ring *ring,
+			     const struct blkif_request *req);
+void xbb_slot_put(struct xbb_req *xr);
+unsigned int xbb_io_dispatch(struct xbb_ring *ring, struct list_head *pass,
+			     const struct xblk_req_limits *lim);
 void xbb_req_finish(struct xbb_req *xr, s16 status);
 unsigned int xbb_io_reap(struct xbb_ring *ring);
 
@@ -377,6 +379,13 @@ enum xbb_thread_life {
 	XBB_THREAD_DRAINED,	/* everything answered, every grant dropped */
 };
 
+/* xbb_ring.intake: whether the last pass took every request it could. */
+enum xbb_intake {
+	XBB_INTAKE_OPEN,	/* yes (or it took nothing: none was there) */
+	XBB_INTAKE_FULL,	/* the page budget is spent: completions reopen it */
+	XBB_INTAKE_BACKOFF,	/* a setup failed for now: nothing before retry_at */
+};
+
 /* xbb_ring.flags */
 #define XBB_RING_EVENT	0	/* event received, EOI owed (irq -> thread) */
 #define XBB_RING_TRIM	1	/* dom0 is short of memory: empty the page cache */
@@ -397,17 +406,18 @@ enum xbb_thread_life {
  * Everything below is owned by the ring thread while it runs, and by the
  * xenbus code (under xbb_dev.lock) before it starts and after it stopped:
  *
- * @halted: the frontend broke the ring protocol; take no more requests
+ * @halted: the frontend broke the ring protocol; take no more requests.
+ *	Not an @intake state: requests put off before the halt are still
+ *	retried (and may back off) while nothing new is taken.
  * @more: the final check found a request published meanwhile
- * @blocked: the last pass stopped for lack of resources (requests left in
- *	the ring or on @retry for later)
- * @starved: ... and that was a setup failing for now (memory, grant maps),
- *	not the page budget: nothing is set up before @retry_at
+ * @intake: whether the last pass stopped for lack of resources, leaving
+ *	requests in the ring or on @retry for later, and which (enum
+ *	xbb_intake)
  * @retry: requests taken off the ring whose setup failed for now, in ring
  *	order, without pages or mappings (but counted in @inflight and
  *	@pages_reserved); set up again before any new request
  * @backoff: delay after the last failed setup, in jiffies; 0 after a success
- * @retry_at: when @starved, the time of the next attempt
+ * @retry_at: in XBB_INTAKE_BACKOFF, the time of the next attempt
  * @idle_round: this round follows XBB_IDLE_TIMEOUT without any wake-up
  * @deferred: req_event was left unarmed because requests are in flight:
  *	their completions wake us to look at the ring (poll_inflight)
@@ -419,8 +429,8 @@ enum xbb_thread_life {
  * @rsp_pushed: rsp_prod_pvt when responses were last pushed
  * @reqs: one request slot per ring slot
  * @free_reqs: unused slots
- * @inflight: slots in use
- * @pages_reserved: pages reserved by requests in flight
+ * @inflight: slots in use (xbb_slot_get() and xbb_slot_put() only)
+ * @pages_reserved: pages reserved by requests in flight (ditto)
  * @max_pages: limit on @pages_reserved (max_inflight_pages)
  * @page_cache: free pages to map grants at
  * @pgrants: persistent grants by gref
@@ -445,8 +455,7 @@ struct xbb_ring {
 
 	bool halted;
 	bool more;
-	bool blocked;
-	bool starved;
+	enum xbb_intake intake;
 	bool idle_round;
 	bool deferred;
 	bool took_since_eoi;
@@ -477,7 +486,6 @@ void xbb_ring_unmap(struct xbb_ring *ring);
 int xbb_ring_start(struct xbb_ring *ring);
 bool xbb_ring_stop(struct xbb_ring *ring);
 void xbb_ring_respond(struct xbb_ring *ring, u64 id, u8 op, s16 status);
-void xbb_ring_limits(struct xbb_ring *ring, struct xblk_req_limits *lim);
 
 /* ------------------------------------------------------------------ */
 /* Per-guest QoS (qos.c).                                              */

@@ -28,17 +28,12 @@
 #include "blkback.h"
 #include "trace.h"
 
-/**
- * xbb_req_setup() - fill a request slot from a validated request
- * @xr: free slot
- * @req: private copy of the request, accepted by xblk_req_check()
- *
- * Context: ring thread.
- * Return: 0, or -ENOMEM when the segment array of a large indirect
- * request cannot be allocated, not even from vmalloc (the caller retries
- * later).
+/*
+ * Fill a free slot from a validated request.  Return: 0, or -ENOMEM when
+ * the segment array of a large indirect request cannot be allocated, not
+ * even from vmalloc (the caller retries later).
  */
-int xbb_req_setup(struct xbb_req *xr, const struct blkif_request *req)
+static int xbb_req_setup(struct xbb_req *xr, const struct blkif_request *req)
 {
 	unsigned int i, nseg = xblk_req_nr_segs(req);
 	struct xbb_vbd *vbd = &xr->ring->be->vbd;
@@ -99,18 +94,78 @@ int xbb_req_setup(struct xbb_req *xr, const struct blkif_request *req)
 	}
 }
 
-/**
- * xbb_req_teardown() - free what xbb_req_setup() allocated
- * @xr: slot about to become free
- *
- * Context: ring thread.
- */
-void xbb_req_teardown(struct xbb_req *xr)
+/* Free what xbb_req_setup() allocated. */
+static void xbb_req_teardown(struct xbb_req *xr)
 {
 	if (xr->segs != xr->inline_segs)
 		kvfree(xr->segs);
 	xr->segs = xr->inline_segs;
 	xr->gnts = xr->inline_gnts;
+}
+
+/* What @req counts against the ring's page budget. */
+static unsigned int xbb_req_pages(const struct xbb_ring *ring,
+				  const struct blkif_request *req)
+{
+	unsigned int nseg = xblk_req_nr_segs(req);
+
+	if (req->operation == BLKIF_OP_DISCARD)
+		return min(XBB_DISCARD_PAGES, ring->max_pages);
+	if (req->operation == BLKIF_OP_INDIRECT)
+		return nseg + xblk_indirect_frames(nseg);
+	return nseg;
+}
+
+/**
+ * xbb_slot_get() - take a free request slot and its share of the budget
+ * @ring: ring
+ * @req: private copy of the request, accepted by xblk_req_check()
+ *
+ * The slot's whole life is this and xbb_slot_put(): only they move it off
+ * and back on xbb_ring.free_reqs, and only they change xbb_ring.inflight
+ * and xbb_ring.pages_reserved.  Grants are reserved by the caller.
+ *
+ * Context: ring thread.
+ * Return: the slot, set up from @req; ERR_PTR(-ENOSPC) when the page
+ * budget is spent, ERR_PTR(-ENOMEM) when the setup failed for now.
+ */
+struct xbb_req *xbb_slot_get(struct xbb_ring *ring,
+			     const struct blkif_request *req)
+{
+	unsigned int pages = xbb_req_pages(ring, req);
+	struct xbb_req *xr;
+
+	xr = list_first_entry_or_null(&ring->free_reqs, struct xbb_req, node);
+	/* One slot per ring slot, and req_prod was checked: never empty. */
+	if (WARN_ON_ONCE(!xr))
+		return ERR_PTR(-ENOSPC);
+	if (ring->pages_reserved + pages > ring->max_pages)
+		return ERR_PTR(-ENOSPC);
+	if (xbb_req_setup(xr, req))
+		return ERR_PTR(-ENOMEM);
+	list_del_init(&xr->node);
+	ring->inflight++;
+	xr->pages = pages;
+	ring->pages_reserved += pages;
+	return xr;
+}
+
+/**
+ * xbb_slot_put() - give a slot and its budget back
+ * @xr: slot from xbb_slot_get(), holding no grant, on no list
+ *
+ * Context: ring thread.
+ */
+void xbb_slot_put(struct xbb_req *xr)
+{
+	struct xbb_ring *ring = xr->ring;
+
+	ring->pages_reserved -= xr->pages;
+	xr->pages = 0;
+	xbb_req_teardown(xr);
+	/* At the head: the slot just taken is the one taken next. */
+	list_add(&xr->node, &ring->free_reqs);
+	ring->inflight--;
 }
 
 /* Queue @xr for its response; any context. */
@@ -143,7 +198,7 @@ void xbb_req_finish(struct xbb_req *xr, s16 status)
 	xbb_req_done(xr);
 }
 
-static void xbb_req_put(struct xbb_req *xr)
+static void xbb_req_put_bio(struct xbb_req *xr)
 {
 	if (atomic_dec_and_test(&xr->pending))
 		xbb_req_done(xr);
@@ -160,7 +215,7 @@ static void xbb_bio_end_io(struct bio *bio)
 			   (xr->flush || xr->op == BLKIF_OP_DISCARD) ?
 			   BLKIF_RSP_EOPNOTSUPP : BLKIF_RSP_ERROR);
 	bio_put(bio);
-	xbb_req_put(xr);
+	xbb_req_put_bio(xr);
 }
 
 static struct bio *xbb_bio_alloc(struct xbb_req *xr, unsigned int nr_vecs,
@@ -180,7 +235,7 @@ static void xbb_submit_flush(struct xbb_req *xr)
 {
 	atomic_set(&xr->pending, 1);
 	submit_bio(xbb_bio_alloc(xr, 0, REQ_OP_WRITE | REQ_PREFLUSH, 0));
-	xbb_req_put(xr);
+	xbb_req_put_bio(xr);
 }
 
 static void xbb_submit_data(struct xbb_req *xr)
@@ -216,7 +271,7 @@ static void xbb_submit_data(struct xbb_req *xr)
 		sector += len >> SECTOR_SHIFT;
 	}
 	submit_bio(bio);
-	xbb_req_put(xr);
+	xbb_req_put_bio(xr);
 }
 
 /*
@@ -251,7 +306,7 @@ static void xbb_submit_discard(struct xbb_req *xr)
 	/* No secure erase any more (the device changed): not supported. */
 	if (left)
 		WRITE_ONCE(xr->status, BLKIF_RSP_EOPNOTSUPP);
-	xbb_req_put(xr);
+	xbb_req_put_bio(xr);
 }
 
 /*
@@ -334,65 +389,85 @@ static void xbb_io_put_off(struct xbb_ring *ring, struct xbb_req *xr,
 	xbb_stat_inc(&ring->stats.map_retry);
 }
 
-/**
- * xbb_io_dispatch() - map and submit the requests of one pass
- * @ring: ring
- * @pass: requests with their pages reserved, in ring order (first those
- *	put off before, from xbb_ring.retry); emptied
- *
- * Requests whose grants could not be mapped for now go back to the head of
- * xbb_ring.retry, in order, holding no page and no mapping.
- *
- * Context: ring thread.
- * Return: the number of requests put off.
- */
-unsigned int xbb_io_dispatch(struct xbb_ring *ring, struct list_head *pass)
+/* Refuse an indirect request whose segments broke a rule. */
+static void xbb_io_refuse(struct xbb_ring *ring, struct xbb_req *xr,
+			  enum xblk_req_err err)
 {
-	struct xblk_req_limits lim;
-	struct xbb_req *xr, *tmp;
-	struct blk_plug plug;
-	enum xblk_map_class cls;
-	LIST_HEAD(again);
-	unsigned int i, nr_again = 0;
+	xr->refused = true;
+	xbb_stat_inc(&ring->stats.err_req);
+	xbb_warn_rl(ring->be, "ring %u: refused indirect request id %llu: %s",
+		    ring->index, xr->id, xblk_req_err_str(err));
+	xbb_req_finish(xr, xblk_req_err_status(err));
+}
+
+/*
+ * The indirect pages of @xr are mapped (or were tried): read its segments
+ * and give the pages back.  A request that fails or is refused leaves the
+ * pass, answered.  Return: false if it must be put off (to @again).
+ */
+static bool xbb_io_read_segs(struct xbb_ring *ring, struct xbb_req *xr,
+			     const struct xblk_req_limits *lim,
+			     struct list_head *again)
+{
+	enum xblk_map_class cls = xbb_gnt_check(xr->ind, xr->nr_ind);
 	int err;
 
-	/* Indirect descriptor pages of the whole pass: one batch. */
+	if (cls == XBLK_MAP_AGAIN) {
+		xbb_io_put_off(ring, xr, again);
+		return false;
+	}
+	err = cls == XBLK_MAP_OK ? xbb_read_indirect(xr, lim) : -1;
+	xbb_gnt_release(ring, xr->ind, xr->nr_ind);
+	if (err == XBLK_REQ_VALID) {
+		xr->segs_ready = true;
+		return true;
+	}
+	list_del_init(&xr->node);
+	if (err < 0)
+		xbb_req_finish(xr, BLKIF_RSP_ERROR);
+	else
+		xbb_io_refuse(ring, xr, (enum xblk_req_err)err);
+	return true;
+}
+
+/*
+ * Map every indirect page of the pass in one batch, then read and check
+ * the segments.  Return: the number of requests put off to @again.
+ */
+static unsigned int xbb_io_map_indirect(struct xbb_ring *ring,
+					struct list_head *pass,
+					const struct xblk_req_limits *lim,
+					struct list_head *again)
+{
+	struct xbb_req *xr, *tmp;
+	unsigned int i, nr_again = 0;
+
 	list_for_each_entry(xr, pass, node)
 		if (!xr->segs_ready)
 			for (i = 0; i < xr->nr_ind; i++)
 				xbb_gnt_map_add(ring, &xr->ind[i], true);
 	xbb_gnt_map_flush(ring);
 
-	xbb_ring_limits(ring, &lim);
 	list_for_each_entry_safe(xr, tmp, pass, node) {
 		if (!xr->nr_ind || xr->segs_ready)
 			continue;
-		cls = xbb_gnt_check(xr->ind, xr->nr_ind);
-		if (cls == XBLK_MAP_AGAIN) {
-			xbb_io_put_off(ring, xr, &again);
+		if (!xbb_io_read_segs(ring, xr, lim, again))
 			nr_again++;
-			continue;
-		}
-		err = cls == XBLK_MAP_OK ? xbb_read_indirect(xr, &lim) : -1;
-		xbb_gnt_release(ring, xr->ind, xr->nr_ind);
-		if (err == XBLK_REQ_VALID) {
-			xr->segs_ready = true;
-			continue;
-		}
-		list_del_init(&xr->node);
-		if (err < 0) {
-			xbb_req_finish(xr, BLKIF_RSP_ERROR);
-			continue;
-		}
-		xr->refused = true;
-		xbb_stat_inc(&ring->stats.err_req);
-		xbb_warn_rl(ring->be, "ring %u: refused indirect request id %llu: %s",
-			    ring->index, xr->id,
-			    xblk_req_err_str((enum xblk_req_err)err));
-		xbb_req_finish(xr, xblk_req_err_status((enum xblk_req_err)err));
 	}
+	return nr_again;
+}
 
-	/* Data pages of the whole pass: one batch. */
+/*
+ * Map every data page of the pass in one batch.  Return: the number of
+ * requests put off to @again.
+ */
+static unsigned int xbb_io_map_data(struct xbb_ring *ring,
+				    struct list_head *pass,
+				    struct list_head *again)
+{
+	struct xbb_req *xr, *tmp;
+	unsigned int i, nr_again = 0;
+
 	list_for_each_entry(xr, pass, node)
 		for (i = 0; i < xr->nr_segs; i++)
 			xbb_gnt_map_add(ring, &xr->gnts[i], xr->write);
@@ -400,10 +475,18 @@ unsigned int xbb_io_dispatch(struct xbb_ring *ring, struct list_head *pass)
 
 	list_for_each_entry_safe(xr, tmp, pass, node) {
 		if (xbb_gnt_check(xr->gnts, xr->nr_segs) == XBLK_MAP_AGAIN) {
-			xbb_io_put_off(ring, xr, &again);
+			xbb_io_put_off(ring, xr, again);
 			nr_again++;
 		}
 	}
+	return nr_again;
+}
+
+/* Submit every request left in the pass under one plug. */
+static void xbb_io_submit_all(struct xbb_ring *ring, struct list_head *pass)
+{
+	struct xbb_req *xr, *tmp;
+	struct blk_plug plug;
 
 	blk_start_plug(&plug);
 	list_for_each_entry_safe(xr, tmp, pass, node) {
@@ -411,7 +494,31 @@ unsigned int xbb_io_dispatch(struct xbb_ring *ring, struct list_head *pass)
 		xbb_submit(ring, xr);
 	}
 	blk_finish_plug(&plug);
+}
 
+/**
+ * xbb_io_dispatch() - map and submit the requests of one pass
+ * @ring: ring
+ * @pass: requests with their pages reserved, in ring order (first those
+ *	put off before, from xbb_ring.retry); emptied
+ * @lim: the limits the pass checked its requests against (xbb_ring_limits()),
+ *	for the segments read out of indirect pages
+ *
+ * Requests whose grants could not be mapped for now go back to the head of
+ * xbb_ring.retry, in order, holding no page and no mapping.
+ *
+ * Context: ring thread.
+ * Return: the number of requests put off.
+ */
+unsigned int xbb_io_dispatch(struct xbb_ring *ring, struct list_head *pass,
+			     const struct xblk_req_limits *lim)
+{
+	unsigned int nr_again;
+	LIST_HEAD(again);
+
+	nr_again = xbb_io_map_indirect(ring, pass, lim, &again);
+	nr_again += xbb_io_map_data(ring, pass, &again);
+	xbb_io_submit_all(ring, pass);
 	if (nr_again) {
 		/* Unmap what did map now: the mappings are a scarce resource. */
 		xbb_gnt_unmap_flush(ring);
@@ -453,10 +560,7 @@ unsigned int xbb_io_reap(struct xbb_ring *ring)
 		if (status != BLKIF_RSP_OKAY && !xr->refused)
 			xbb_stat_inc(&ring->stats.io_err);
 		xbb_ring_respond(ring, xr->id, xr->op, status);
-		ring->pages_reserved -= xr->pages;
-		xbb_req_teardown(xr);
-		list_add(&xr->node, &ring->free_reqs);
-		ring->inflight--;
+		xbb_slot_put(xr);
 		n++;
 	}
 	return n;

@@ -62,14 +62,11 @@
 /* Grant operations per hypercall batch. */
 #define XBB_BATCH		512
 
-/**
- * xbb_ring_limits() - what requests of this ring are checked against
- * @ring: ring
- * @lim: result
- *
- * Context: ring thread (reads the capacity, which may change on resize).
+/*
+ * What the requests of one pass are checked against: read once per pass
+ * (the capacity may change on resize) and handed to io.c with the pass.
  */
-void xbb_ring_limits(struct xbb_ring *ring, struct xblk_req_limits *lim)
+static void xbb_ring_limits(struct xbb_ring *ring, struct xblk_req_limits *lim)
 {
 	struct xbb_dev *be = ring->be;
 
@@ -177,47 +174,28 @@ static void xbb_ring_reject(struct xbb_ring *ring,
 }
 
 /*
- * Take a slot, the page budget and the pages for @req, or return NULL (and
- * leave @req in the ring) when they are not available now.
+ * Take a slot, the page budget and the pages for @req.  Return: the slot,
+ * or an ERR_PTR (xbb_slot_get(); -ENOMEM also for no page for the grants)
+ * leaving @req in the ring.
  */
 static struct xbb_req *xbb_ring_take(struct xbb_ring *ring,
 				     const struct blkif_request *req)
 {
-	unsigned int nseg = xblk_req_nr_segs(req);
-	unsigned int nind = req->operation == BLKIF_OP_INDIRECT ?
-			    xblk_indirect_frames(nseg) : 0;
-	unsigned int pages = req->operation == BLKIF_OP_DISCARD ?
-			     min(XBB_DISCARD_PAGES, ring->max_pages) :
-			     nseg + nind;
-	struct xbb_req *xr;
+	struct xbb_req *xr = xbb_slot_get(ring, req);
 
-	xr = list_first_entry_or_null(&ring->free_reqs, struct xbb_req, node);
-	/* One slot per ring slot, and req_prod was checked: never empty. */
-	if (WARN_ON_ONCE(!xr))
-		return NULL;
-	if (ring->pages_reserved + pages > ring->max_pages)
-		return NULL;
-	if (xbb_req_setup(xr, req))
-		goto out_starved;
-	if (xbb_gnt_reserve(ring, xr->ind, nind))
-		goto out_teardown;
-	if (xbb_gnt_reserve(ring, xr->gnts, nseg))
+	if (IS_ERR(xr))
+		return xr;
+	if (xbb_gnt_reserve(ring, xr->ind, xr->nr_ind))
+		goto out_put_slot;
+	if (xbb_gnt_reserve(ring, xr->gnts, xr->nr_segs))
 		goto out_release_ind;
-
-	list_del_init(&xr->node);
-	ring->inflight++;
-	xr->pages = pages;
-	ring->pages_reserved += pages;
 	return xr;
 
 out_release_ind:
-	xbb_gnt_release(ring, xr->ind, nind);
-out_teardown:
-	xbb_req_teardown(xr);
-out_starved:
-	ring->starved = true;
-	xbb_stat_inc(&ring->stats.map_retry);
-	return NULL;
+	xbb_gnt_release(ring, xr->ind, xr->nr_ind);
+out_put_slot:
+	xbb_slot_put(xr);
+	return ERR_PTR(-ENOMEM);
 }
 
 /*
@@ -269,98 +247,140 @@ static void xbb_ring_halt(struct xbb_ring *ring, RING_IDX rp)
 		       RING_SIZE(br));
 }
 
+/* What one pass took, for its trace point and its backoff. */
+struct xbb_pass_count {
+	unsigned int taken;	/* off the ring, refused ones included */
+	unsigned int rejected;	/* refused by xblk_req_check() */
+	bool took;		/* anything, off the ring or off the retry list */
+};
+
 /*
- * Take the requests put off (once their backoff is over), then every
- * request available.  Return: whether any was taken.
+ * Take the requests put off before, once their backoff is over.  Return:
+ * false if one must still wait: nothing newer may be taken then.
  */
-static bool xbb_ring_consume(struct xbb_ring *ring)
+static bool xbb_ring_take_retry(struct xbb_ring *ring, struct list_head *pass,
+				struct xbb_pass_count *cnt)
+{
+	if (list_empty(&ring->retry))
+		return true;
+	if (!xbb_ring_retry(ring, pass))
+		ring->intake = XBB_INTAKE_BACKOFF;
+	cnt->took = !list_empty(pass);
+	return ring->intake != XBB_INTAKE_BACKOFF;
+}
+
+/* Copy, check and take the requests published up to @rp, in order. */
+static void xbb_ring_take_new(struct xbb_ring *ring, RING_IDX rp,
+			      const struct xblk_req_limits *lim,
+			      struct list_head *pass,
+			      struct xbb_pass_count *cnt)
 {
 	struct blkif_back_ring *br = &ring->br.native;
-	struct xblk_req_limits lim;
-	unsigned int nr = 0, put_off = 0, taken = 0, rejected = 0;
-	struct list_head *pos;
-	LIST_HEAD(pass);
-	RING_IDX rc, rp;
-	bool took = false;
+	RING_IDX rc = br->req_cons;
 
-	ring->blocked = false;
-	if (ring->starved && time_before(jiffies, ring->retry_at)) {
-		ring->blocked = true;	/* backing off: nothing is set up */
-		return false;
-	}
-	ring->starved = false;
-	if (!list_empty(&ring->retry)) {
-		if (!xbb_ring_retry(ring, &pass))
-			ring->starved = true;
-		took = !list_empty(&pass);
-		if (ring->starved)
-			goto out_dispatch;
-	}
-	if (ring->halted)
-		goto out_dispatch;
-
-	rp = READ_ONCE(br->sring->req_prod);
-	virt_rmb(); /* see the requests up to rp */
-	rc = br->req_cons;
-	if (!xblk_req_prod_sane(rp, rc, br->rsp_prod_pvt, RING_SIZE(br))) {
-		xbb_ring_halt(ring, rp);
-		goto out_dispatch;
-	}
-
-	xbb_ring_limits(ring, &lim);
 	while (rc != rp) {
 		struct blkif_request req;
 		enum xblk_req_err err;
 		struct xbb_req *xr;
 
 		xbb_ring_copy_req(ring, rc, &req);
-		err = xblk_req_check(&req, &lim);
+		err = xblk_req_check(&req, lim);
 		if (err) {
 			br->req_cons = ++rc;
 			xbb_ring_reject(ring, &req, err);
-			taken++;
-			rejected++;
-			took = true;
+			cnt->taken++;
+			cnt->rejected++;
+			cnt->took = true;
 			continue;
 		}
 		xr = xbb_ring_take(ring, &req);
-		if (!xr) {
-			ring->blocked = true;
+		if (IS_ERR(xr)) {
+			ring->intake = PTR_ERR(xr) == -ENOSPC ?
+				       XBB_INTAKE_FULL : XBB_INTAKE_BACKOFF;
+			if (ring->intake == XBB_INTAKE_BACKOFF)
+				xbb_stat_inc(&ring->stats.map_retry);
 			xbb_stat_inc(&ring->stats.oo_req);
 			break;
 		}
 		br->req_cons = ++rc;
-		list_add_tail(&xr->node, &pass);
-		taken++;
-		took = true;
+		list_add_tail(&xr->node, pass);
+		cnt->taken++;
+		cnt->took = true;
 	}
+}
 
-out_dispatch:
+/*
+ * Read req_prod once and check it.  Return: false if the frontend broke
+ * the protocol (the ring is halted) or it was halted before.
+ */
+static bool xbb_ring_req_prod(struct xbb_ring *ring, RING_IDX *rp)
+{
+	struct blkif_back_ring *br = &ring->br.native;
+
+	if (ring->halted)
+		return false;
+	*rp = READ_ONCE(br->sring->req_prod);
+	virt_rmb(); /* see the requests up to rp */
+	if (!xblk_req_prod_sane(*rp, br->req_cons, br->rsp_prod_pvt,
+				RING_SIZE(br))) {
+		xbb_ring_halt(ring, *rp);
+		return false;
+	}
+	return true;
+}
+
+/* After a pass that put @put_off of its @nr requests off: the next delay. */
+static void xbb_ring_backoff(struct xbb_ring *ring, unsigned int nr,
+			     unsigned int put_off)
+{
+	if (put_off)
+		ring->intake = XBB_INTAKE_BACKOFF;
+	if (ring->intake != XBB_INTAKE_BACKOFF) {
+		ring->backoff = 0;
+		return;
+	}
+	/* The delay grows only while nothing at all can be set up. */
+	ring->backoff = xblk_backoff_next(nr > put_off ? 0 : ring->backoff,
+					  XBB_BACKOFF_MIN, XBB_BACKOFF_MAX);
+	ring->retry_at = jiffies + ring->backoff;
+}
+
+/*
+ * One pass: take the requests put off (once their backoff is over), then
+ * every request available; map and submit them (io.c).  Return: whether
+ * any was taken.
+ */
+static bool xbb_ring_consume(struct xbb_ring *ring)
+{
+	struct xbb_pass_count cnt = {};
+	unsigned int nr = 0, put_off = 0;
+	struct xblk_req_limits lim;
+	struct list_head *pos;
+	LIST_HEAD(pass);
+	RING_IDX rp;
+
+	/* Backing off: nothing is set up, the intake stays as it is. */
+	if (ring->intake == XBB_INTAKE_BACKOFF &&
+	    time_before(jiffies, ring->retry_at))
+		return false;
+	ring->intake = XBB_INTAKE_OPEN;
+	xbb_ring_limits(ring, &lim);
+	if (xbb_ring_take_retry(ring, &pass, &cnt) &&
+	    xbb_ring_req_prod(ring, &rp))
+		xbb_ring_take_new(ring, rp, &lim, &pass, &cnt);
+
 	list_for_each(pos, &pass)
 		nr++;
-	if (nr) {
-		put_off = xbb_io_dispatch(ring, &pass);
-		if (put_off)
-			ring->starved = true;
-	}
-	if (took) {
+	if (nr)
+		put_off = xbb_io_dispatch(ring, &pass, &lim);
+	if (cnt.took) {
 		xbb_stat_inc(&ring->stats.passes);
 		/* The pass: requests off the ring, then those put off before. */
-		trace_xblkback_consume(ring, taken, rejected,
-				       nr - (taken - rejected));
+		trace_xblkback_consume(ring, cnt.taken, cnt.rejected,
+				       nr - (cnt.taken - cnt.rejected));
 	}
-	if (ring->starved) {
-		/* The delay grows only while nothing at all can be set up. */
-		ring->blocked = true;
-		ring->backoff = xblk_backoff_next(nr > put_off ? 0 :
-						  ring->backoff,
-						  XBB_BACKOFF_MIN,
-						  XBB_BACKOFF_MAX);
-		ring->retry_at = jiffies + ring->backoff;
-	} else {
-		ring->backoff = 0;
-	}
-	return took;
+	xbb_ring_backoff(ring, nr, put_off);
+	return cnt.took;
 }
 
 /* Tell xenbus.c when the backing device changed size (ring 0 only). */
@@ -409,7 +429,7 @@ static void xbb_ring_round(struct xbb_ring *ring, bool timed_out)
 	xbb_ring_push(ring);
 
 	ring->deferred = false;
-	if (ring->blocked && !ring->starved && reaped) {
+	if (ring->intake == XBB_INTAKE_FULL && reaped) {
 		/*
 		 * Completions reaped after the pass gave budget back: take
 		 * what waits now.  No completion and no event would come for
@@ -417,7 +437,7 @@ static void xbb_ring_round(struct xbb_ring *ring, bool timed_out)
 		 * frontend on a fast disk waited 5 s per request in the lab.
 		 */
 		ring->more = true;
-	} else if (!ring->blocked && !ring->halted) {
+	} else if (ring->intake == XBB_INTAKE_OPEN && !ring->halted) {
 		if (ring->inflight && !timed_out && READ_ONCE(xbb_poll_inflight)) {
 			more = RING_HAS_UNCONSUMED_REQUESTS(&ring->br.native);
 			ring->deferred = !more;
@@ -509,9 +529,10 @@ static int xbb_ring_thread(void *arg)
 	ring->life = XBB_THREAD_RUNNING;
 	while (!kthread_should_stop()) {
 		long timeout = XBB_IDLE_TIMEOUT;
-		bool idle, polled = false, backing_off = ring->starved;
+		bool backing_off = ring->intake == XBB_INTAKE_BACKOFF;
+		bool idle, polled = false;
 
-		if (ring->starved)
+		if (backing_off)
 			timeout = max_t(long, 1, (long)(ring->retry_at - jiffies));
 		else if (ring->deferred)
 			timeout = XBB_POLL_TIMEOUT;
@@ -526,12 +547,12 @@ static int xbb_ring_thread(void *arg)
 		}
 		if (backing_off)
 			idle = false;	/* the backoff ended: not idle either */
-		if (idle && !ring->starved)
+		if (idle && ring->intake != XBB_INTAKE_BACKOFF)
 			ring->idle_round = true;
 		xbb_ring_round(ring, polled);
 		if (test_and_clear_bit(XBB_RING_TRIM, &ring->flags))
 			xbb_gnt_trim(ring, 0);
-		if (idle && !ring->starved) {
+		if (idle && ring->intake != XBB_INTAKE_BACKOFF) {
 			ring->idle_round = false;
 			xbb_ring_idle_check(ring);
 			if (!ring->inflight)
