@@ -65,7 +65,6 @@ struct xbb_params {
 void xbb_params_get(struct xbb_params *p);
 extern bool xbb_poll_inflight;
 extern bool xbb_irq_follow;
-extern unsigned int xbb_fail_map;
 
 /* ------------------------------------------------------------------ */
 /* Ring layouts of the two x86 ABIs (request layouts in request.h).    */
@@ -595,6 +594,13 @@ struct xbb_dev {
 
 int xbb_xenbus_init(void);
 void xbb_xenbus_exit(void);
+
+/* ------------------------------------------------------------------ */
+/* Fault injection for tests (fault.c, debugfs).                       */
+
+void xbb_fault_init(void);
+void xbb_fault_exit(void);
+bool xbb_fault_map(void);
 
 /* ------------------------------------------------------------------ */
 /* Messages (log.c).                                                   */
