@@ -385,6 +385,16 @@ enum xbb_intake {
 	XBB_INTAKE_BACKOFF,	/* a setup failed for now: nothing before retry_at */
 };
 
+/* xbb_ring.next: how the thread waits after a round. */
+enum xbb_next {
+	XBB_NEXT_WAIT,	/* for an event, a completion, a trim or XBB_IDLE_TIMEOUT */
+	XBB_NEXT_POLL,	/* ... but at most XBB_POLL_TIMEOUT: req_event was left
+			 * unarmed while requests are in flight (poll_inflight),
+			 * their completions wake us to look at the ring */
+	XBB_NEXT_NOW,	/* not at all: requests wait that no event announces
+			 * (published meanwhile, or the budget came back) */
+};
+
 /* xbb_ring.flags */
 #define XBB_RING_EVENT	0	/* event received, EOI owed (irq -> thread) */
 #define XBB_RING_TRIM	1	/* dom0 is short of memory: empty the page cache */
@@ -408,7 +418,7 @@ enum xbb_intake {
  * @halted: the frontend broke the ring protocol; take no more requests.
  *	Not an @intake state: requests put off before the halt are still
  *	retried (and may back off) while nothing new is taken.
- * @more: the final check found a request published meanwhile
+ * @next: how the thread waits after this round (enum xbb_next)
  * @intake: whether the last pass stopped for lack of resources, leaving
  *	requests in the ring or on @retry for later, and which (enum
  *	xbb_intake)
@@ -418,8 +428,6 @@ enum xbb_intake {
  * @backoff: delay after the last failed setup, in jiffies; 0 after a success
  * @retry_at: in XBB_INTAKE_BACKOFF, the time of the next attempt
  * @idle_round: this round follows XBB_IDLE_TIMEOUT without any wake-up
- * @deferred: req_event was left unarmed because requests are in flight:
- *	their completions wake us to look at the ring (poll_inflight)
  * @took_since_eoi: requests were taken since the last late EOI
  * @irq_cpu: the CPU the event channel was last bound to, -1 for Xen's default
  * @irq_moved: when it was (it follows the thread at most once a second)
@@ -453,10 +461,9 @@ struct xbb_ring {
 	struct xbb_ring_stats stats;
 
 	bool halted;
-	bool more;
+	enum xbb_next next;
 	enum xbb_intake intake;
 	bool idle_round;
-	bool deferred;
 	bool took_since_eoi;
 	enum xbb_thread_life life;
 	int irq_cpu;

@@ -418,7 +418,7 @@ static void xbb_ring_round(struct xbb_ring *ring, bool timed_out)
 	int more = 0;
 
 	xbb_qos_ring_apply(ring);
-	ring->more = false;
+	ring->next = XBB_NEXT_WAIT;
 	xbb_ring_check_size(ring);
 	xbb_io_reap(ring);
 	took = xbb_ring_consume(ring);
@@ -428,7 +428,6 @@ static void xbb_ring_round(struct xbb_ring *ring, bool timed_out)
 	reaped = xbb_io_reap(ring);
 	xbb_ring_push(ring);
 
-	ring->deferred = false;
 	if (ring->intake == XBB_INTAKE_FULL && reaped) {
 		/*
 		 * Completions reaped after the pass gave budget back: take
@@ -436,15 +435,16 @@ static void xbb_ring_round(struct xbb_ring *ring, bool timed_out)
 		 * it (req_event is not re-armed while blocked): a well-behaved
 		 * frontend on a fast disk waited 5 s per request in the lab.
 		 */
-		ring->more = true;
+		ring->next = XBB_NEXT_NOW;
 	} else if (ring->intake == XBB_INTAKE_OPEN && !ring->halted) {
 		if (ring->inflight && !timed_out && READ_ONCE(xbb_poll_inflight)) {
 			more = RING_HAS_UNCONSUMED_REQUESTS(&ring->br.native);
-			ring->deferred = !more;
+			ring->next = more ? XBB_NEXT_NOW : XBB_NEXT_POLL;
 		} else {
 			RING_FINAL_CHECK_FOR_REQUESTS(&ring->br.native, more);
+			if (more)
+				ring->next = XBB_NEXT_NOW;
 		}
-		ring->more = more;
 	}
 	/*
 	 * An event is spurious only if no request came since the last EOI: a
@@ -470,7 +470,8 @@ static void xbb_ring_round(struct xbb_ring *ring, bool timed_out)
 static bool xbb_ring_has_work(struct xbb_ring *ring)
 {
 	return test_bit(XBB_RING_EVENT, &ring->flags) ||
-	       test_bit(XBB_RING_TRIM, &ring->flags) || ring->more ||
+	       test_bit(XBB_RING_TRIM, &ring->flags) ||
+	       ring->next == XBB_NEXT_NOW ||
 	       !llist_empty(&ring->done) || kthread_should_stop();
 }
 
@@ -534,14 +535,14 @@ static int xbb_ring_thread(void *arg)
 
 		if (backing_off)
 			timeout = max_t(long, 1, (long)(ring->retry_at - jiffies));
-		else if (ring->deferred)
+		else if (ring->next == XBB_NEXT_POLL)
 			timeout = XBB_POLL_TIMEOUT;
 		idle = !wait_event_idle_timeout(ring->wq,
 						xbb_ring_has_work(ring),
 						timeout);
 		if (kthread_should_stop())
 			break;
-		if (idle && ring->deferred) {
+		if (idle && ring->next == XBB_NEXT_POLL) {
 			polled = true;	/* not idle: nothing completed */
 			idle = false;
 		}
@@ -738,7 +739,7 @@ int xbb_ring_start(struct xbb_ring *ring)
 
 	lockdep_assert_held(&be->lock);
 	/* Requests may be waiting already (a ring resumed after a rebind). */
-	ring->more = true;
+	ring->next = XBB_NEXT_NOW;
 	ring->life = XBB_THREAD_NEW;
 	t = kthread_create(xbb_ring_thread, ring, "xbb.%u.%s.%u", be->domid,
 			   strrchr(be->xdev->nodename, '/') + 1, ring->index);
