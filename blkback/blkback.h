@@ -8,7 +8,9 @@
  *                      features; owns the vbd and the rings
  *   struct xbb_vbd     vbd.c: the backing block device
  *   struct xbb_ring    ring.c: one shared ring + event channel + thread
- *   struct xbb_req     io.c: one request taken off a ring, until answered
+ *   struct xbb_req     one request taken off a ring, until answered: its slot
+ *                      (taken, set up, answered, freed) is ring.c's, its
+ *                      maps, bios and completion are io.c's
  *   struct xbb_gnt     grant_map.c: one granted page mapped for a request
  *   struct xbb_pgrant  grant_map.c: a persistently mapped grant
  *
@@ -234,7 +236,7 @@ void xbb_gnt_free_all(struct xbb_ring *ring);
 void xbb_gnt_levels(long *grants, long *pages);
 
 /* ------------------------------------------------------------------ */
-/* Requests (io.c).                                                    */
+/* Requests: slots (ring.c), maps, bios and completion (io.c).       */
 
 /**
  * struct xbb_req - a request taken off the ring, until it is answered
@@ -290,13 +292,10 @@ struct xbb_req {
 	struct xbb_gnt inline_gnts[BLKIF_MAX_SEGMENTS_PER_REQUEST];
 };
 
-struct xbb_req *xbb_slot_get(struct xbb_ring *ring,
-			     const struct blkif_request *req);
-void xbb_slot_put(struct xbb_req *xr);
 unsigned int xbb_io_dispatch(struct xbb_ring *ring, struct list_head *pass,
 			     const struct xblk_req_limits *lim);
 void xbb_req_finish(struct xbb_req *xr, s16 status);
-unsigned int xbb_io_reap(struct xbb_ring *ring);
+unsigned int xbb_io_reap(struct xbb_ring *ring, struct list_head *done);
 
 /* ------------------------------------------------------------------ */
 /* Rings (ring.c).                                                     */

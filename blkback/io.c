@@ -16,7 +16,8 @@
  *
  * Completion may run in any context, so a finished request is only pushed
  * on the ring's lock-free done list; the ring thread reaps the list in
- * xbb_io_reap(): one unmap batch for all of them, then the responses.
+ * xbb_io_reap(): one unmap batch for all of them; ring.c then writes the
+ * responses and frees the slots (xbb_ring_reap()).
  */
 #include <linux/bio.h>
 #include <linux/blkdev.h>
@@ -27,146 +28,6 @@
 
 #include "blkback.h"
 #include "trace.h"
-
-/*
- * Fill a free slot from a validated request.  Return: 0, or -ENOMEM when
- * the segment array of a large indirect request cannot be allocated, not
- * even from vmalloc (the caller retries later).
- */
-static int xbb_req_setup(struct xbb_req *xr, const struct blkif_request *req)
-{
-	unsigned int i, nseg = xblk_req_nr_segs(req);
-	struct xbb_vbd *vbd = &xr->ring->be->vbd;
-
-	xr->op = xblk_req_rsp_op(req);
-	xr->id = xblk_req_id(req);
-	xr->status = BLKIF_RSP_OKAY;
-	xr->write = xblk_req_writes(req);
-	xr->flush = req->operation == BLKIF_OP_FLUSH_DISKCACHE;
-	xr->secure = false;
-	xr->refused = false;
-	xr->segs_ready = false;
-	xr->nr_sectors = 0;
-	xr->nr_segs = nseg;
-	xr->nr_ind = 0;
-	xr->segs = xr->inline_segs;
-	xr->gnts = xr->inline_gnts;
-
-	switch (req->operation) {
-	case BLKIF_OP_DISCARD:
-		xr->sector = req->u.discard.sector_number;
-		xr->nr_sectors = req->u.discard.nr_sectors;
-		/* blkif: the flag is ignored unless discard-secure was offered. */
-		xr->secure = vbd->discard_secure &&
-			     (req->u.discard.flag & BLKIF_DISCARD_SECURE);
-		return 0;
-	case BLKIF_OP_INDIRECT:
-		xr->sector = req->u.indirect.sector_number;
-		xr->nr_ind = xblk_indirect_frames(nseg);
-		for (i = 0; i < xr->nr_ind; i++)
-			xr->ind[i].gref = req->u.indirect.indirect_grefs[i];
-		if (nseg > BLKIF_MAX_SEGMENTS_PER_REQUEST) {
-			/*
-			 * One allocation: segments, then their grants; up to
-			 * 160 KiB, so not physically contiguous when dom0's
-			 * memory is fragmented.
-			 */
-			xr->segs = kvmalloc(nseg * (sizeof(*xr->segs) +
-						    sizeof(*xr->gnts)),
-					    GFP_NOIO | __GFP_NOWARN);
-			if (!xr->segs) {
-				xr->segs = xr->inline_segs;
-				return -ENOMEM;
-			}
-			xr->gnts = (struct xbb_gnt *)(xr->segs + nseg);
-		}
-		/* Segments and their grefs come from the indirect pages. */
-		return 0;
-	default:
-		xr->sector = req->u.rw.sector_number;
-		memcpy(xr->segs, req->u.rw.seg, nseg * sizeof(*xr->segs));
-		for (i = 0; i < nseg; i++) {
-			xr->gnts[i].gref = xr->segs[i].gref;
-			xr->nr_sectors += xr->segs[i].last_sect -
-					  xr->segs[i].first_sect + 1U;
-		}
-		return 0;
-	}
-}
-
-/* Free what xbb_req_setup() allocated. */
-static void xbb_req_teardown(struct xbb_req *xr)
-{
-	if (xr->segs != xr->inline_segs)
-		kvfree(xr->segs);
-	xr->segs = xr->inline_segs;
-	xr->gnts = xr->inline_gnts;
-}
-
-/* What @req counts against the ring's page budget. */
-static unsigned int xbb_req_pages(const struct xbb_ring *ring,
-				  const struct blkif_request *req)
-{
-	unsigned int nseg = xblk_req_nr_segs(req);
-
-	if (req->operation == BLKIF_OP_DISCARD)
-		return min(XBB_DISCARD_PAGES, ring->max_pages);
-	if (req->operation == BLKIF_OP_INDIRECT)
-		return nseg + xblk_indirect_frames(nseg);
-	return nseg;
-}
-
-/**
- * xbb_slot_get() - take a free request slot and its share of the budget
- * @ring: ring
- * @req: private copy of the request, accepted by xblk_req_check()
- *
- * The slot's whole life is this and xbb_slot_put(): only they move it off
- * and back on xbb_ring.free_reqs, and only they change xbb_ring.inflight
- * and xbb_ring.pages_reserved.  Grants are reserved by the caller.
- *
- * Context: ring thread.
- * Return: the slot, set up from @req; ERR_PTR(-ENOSPC) when the page
- * budget is spent, ERR_PTR(-ENOMEM) when the setup failed for now.
- */
-struct xbb_req *xbb_slot_get(struct xbb_ring *ring,
-			     const struct blkif_request *req)
-{
-	unsigned int pages = xbb_req_pages(ring, req);
-	struct xbb_req *xr;
-
-	xr = list_first_entry_or_null(&ring->free_reqs, struct xbb_req, node);
-	/* One slot per ring slot, and req_prod was checked: never empty. */
-	if (WARN_ON_ONCE(!xr))
-		return ERR_PTR(-ENOSPC);
-	if (ring->pages_reserved + pages > ring->max_pages)
-		return ERR_PTR(-ENOSPC);
-	if (xbb_req_setup(xr, req))
-		return ERR_PTR(-ENOMEM);
-	list_del_init(&xr->node);
-	ring->inflight++;
-	xr->pages = pages;
-	ring->pages_reserved += pages;
-	return xr;
-}
-
-/**
- * xbb_slot_put() - give a slot and its budget back
- * @xr: slot from xbb_slot_get(), holding no grant, on no list
- *
- * Context: ring thread.
- */
-void xbb_slot_put(struct xbb_req *xr)
-{
-	struct xbb_ring *ring = xr->ring;
-
-	ring->pages_reserved -= xr->pages;
-	xr->pages = 0;
-	xbb_req_teardown(xr);
-	/* At the head: the slot just taken is the one taken next. */
-	list_add(&xr->node, &ring->free_reqs);
-	ring->inflight--;
-}
 
 /* Queue @xr for its response; any context. */
 static void xbb_req_done(struct xbb_req *xr)
@@ -528,16 +389,18 @@ unsigned int xbb_io_dispatch(struct xbb_ring *ring, struct list_head *pass,
 }
 
 /**
- * xbb_io_reap() - answer every finished request
+ * xbb_io_reap() - collect every finished request and release its grants
  * @ring: ring
+ * @done: list the finished requests are added to, in completion order
  *
- * Releases the grants of all finished requests with one unmap batch, then
- * writes their responses (not yet pushed) and frees their slots.
+ * Releases the grants of all finished requests with one unmap batch, so
+ * that the frontend may reuse the pages as soon as it sees a response;
+ * ring.c then answers them and frees their slots.
  *
  * Context: ring thread.
- * Return: number of requests answered.
+ * Return: number of requests added to @done.
  */
-unsigned int xbb_io_reap(struct xbb_ring *ring)
+unsigned int xbb_io_reap(struct xbb_ring *ring, struct list_head *done)
 {
 	struct llist_node *list = llist_del_all(&ring->done);
 	struct xbb_req *xr, *tmp;
@@ -551,16 +414,10 @@ unsigned int xbb_io_reap(struct xbb_ring *ring)
 		xbb_gnt_release(ring, xr->ind, xr->nr_ind);
 		xbb_gnt_release(ring, xr->gnts, xr->nr_segs);
 	}
-	/* The frontend may reuse the pages as soon as it sees a response. */
 	xbb_gnt_unmap_flush(ring);
 
 	llist_for_each_entry_safe(xr, tmp, list, done) {
-		s16 status = READ_ONCE(xr->status);
-
-		if (status != BLKIF_RSP_OKAY && !xr->refused)
-			xbb_stat_inc(&ring->stats.io_err);
-		xbb_ring_respond(ring, xr->id, xr->op, status);
-		xbb_slot_put(xr);
+		list_add_tail(&xr->node, done);
 		n++;
 	}
 	return n;

@@ -174,6 +174,136 @@ static void xbb_ring_reject(struct xbb_ring *ring,
 }
 
 /*
+ * Fill a free slot from a validated request.  Return: 0, or -ENOMEM when
+ * the segment array of a large indirect request cannot be allocated, not
+ * even from vmalloc (the caller retries later).
+ */
+static int xbb_req_setup(struct xbb_req *xr, const struct blkif_request *req)
+{
+	unsigned int i, nseg = xblk_req_nr_segs(req);
+	struct xbb_vbd *vbd = &xr->ring->be->vbd;
+
+	xr->op = xblk_req_rsp_op(req);
+	xr->id = xblk_req_id(req);
+	xr->status = BLKIF_RSP_OKAY;
+	xr->write = xblk_req_writes(req);
+	xr->flush = req->operation == BLKIF_OP_FLUSH_DISKCACHE;
+	xr->secure = false;
+	xr->refused = false;
+	xr->segs_ready = false;
+	xr->nr_sectors = 0;
+	xr->nr_segs = nseg;
+	xr->nr_ind = 0;
+	xr->segs = xr->inline_segs;
+	xr->gnts = xr->inline_gnts;
+
+	switch (req->operation) {
+	case BLKIF_OP_DISCARD:
+		xr->sector = req->u.discard.sector_number;
+		xr->nr_sectors = req->u.discard.nr_sectors;
+		/* blkif: the flag is ignored unless discard-secure was offered. */
+		xr->secure = vbd->discard_secure &&
+			     (req->u.discard.flag & BLKIF_DISCARD_SECURE);
+		return 0;
+	case BLKIF_OP_INDIRECT:
+		xr->sector = req->u.indirect.sector_number;
+		xr->nr_ind = xblk_indirect_frames(nseg);
+		for (i = 0; i < xr->nr_ind; i++)
+			xr->ind[i].gref = req->u.indirect.indirect_grefs[i];
+		if (nseg > BLKIF_MAX_SEGMENTS_PER_REQUEST) {
+			/*
+			 * One allocation: segments, then their grants; up to
+			 * 160 KiB, so not physically contiguous when dom0's
+			 * memory is fragmented.
+			 */
+			xr->segs = kvmalloc(nseg * (sizeof(*xr->segs) +
+						    sizeof(*xr->gnts)),
+					    GFP_NOIO | __GFP_NOWARN);
+			if (!xr->segs) {
+				xr->segs = xr->inline_segs;
+				return -ENOMEM;
+			}
+			xr->gnts = (struct xbb_gnt *)(xr->segs + nseg);
+		}
+		/* Segments and their grefs come from the indirect pages. */
+		return 0;
+	default:
+		xr->sector = req->u.rw.sector_number;
+		memcpy(xr->segs, req->u.rw.seg, nseg * sizeof(*xr->segs));
+		for (i = 0; i < nseg; i++) {
+			xr->gnts[i].gref = xr->segs[i].gref;
+			xr->nr_sectors += xr->segs[i].last_sect -
+					  xr->segs[i].first_sect + 1U;
+		}
+		return 0;
+	}
+}
+
+/* Free what xbb_req_setup() allocated. */
+static void xbb_req_teardown(struct xbb_req *xr)
+{
+	if (xr->segs != xr->inline_segs)
+		kvfree(xr->segs);
+	xr->segs = xr->inline_segs;
+	xr->gnts = xr->inline_gnts;
+}
+
+/* What @req counts against the ring's page budget. */
+static unsigned int xbb_req_pages(const struct xbb_ring *ring,
+				  const struct blkif_request *req)
+{
+	unsigned int nseg = xblk_req_nr_segs(req);
+
+	if (req->operation == BLKIF_OP_DISCARD)
+		return min(XBB_DISCARD_PAGES, ring->max_pages);
+	if (req->operation == BLKIF_OP_INDIRECT)
+		return nseg + xblk_indirect_frames(nseg);
+	return nseg;
+}
+
+/*
+ * Take a free request slot and its share of the budget, and set it up from
+ * @req.  A slot's whole life is this and xbb_slot_put(): only they move it
+ * off and back on xbb_ring.free_reqs, and only they change
+ * xbb_ring.inflight and xbb_ring.pages_reserved.  Grants are reserved by
+ * the caller.  Return: the slot; ERR_PTR(-ENOSPC) when the page budget is
+ * spent, ERR_PTR(-ENOMEM) when the setup failed for now.
+ */
+static struct xbb_req *xbb_slot_get(struct xbb_ring *ring,
+			     const struct blkif_request *req)
+{
+	unsigned int pages = xbb_req_pages(ring, req);
+	struct xbb_req *xr;
+
+	xr = list_first_entry_or_null(&ring->free_reqs, struct xbb_req, node);
+	/* One slot per ring slot, and req_prod was checked: never empty. */
+	if (WARN_ON_ONCE(!xr))
+		return ERR_PTR(-ENOSPC);
+	if (ring->pages_reserved + pages > ring->max_pages)
+		return ERR_PTR(-ENOSPC);
+	if (xbb_req_setup(xr, req))
+		return ERR_PTR(-ENOMEM);
+	list_del_init(&xr->node);
+	ring->inflight++;
+	xr->pages = pages;
+	ring->pages_reserved += pages;
+	return xr;
+}
+
+/* Give a slot (holding no grant, on no list) and its budget back. */
+static void xbb_slot_put(struct xbb_req *xr)
+{
+	struct xbb_ring *ring = xr->ring;
+
+	ring->pages_reserved -= xr->pages;
+	xr->pages = 0;
+	xbb_req_teardown(xr);
+	/* At the head: the slot just taken is the one taken next. */
+	list_add(&xr->node, &ring->free_reqs);
+	ring->inflight--;
+}
+
+/*
  * Take a slot, the page budget and the pages for @req.  Return: the slot,
  * or an ERR_PTR (xbb_slot_get(); -ENOMEM also for no page for the grants)
  * leaving @req in the ring.
@@ -383,6 +513,30 @@ static bool xbb_ring_consume(struct xbb_ring *ring)
 	return cnt.took;
 }
 
+/*
+ * Answer every finished request (io.c released its grants) and free its
+ * slot.  The responses are pushed at the end of the round.  Return: the
+ * number answered.
+ */
+static unsigned int xbb_ring_reap(struct xbb_ring *ring)
+{
+	struct xbb_req *xr, *tmp;
+	unsigned int n;
+	LIST_HEAD(done);
+
+	n = xbb_io_reap(ring, &done);
+	list_for_each_entry_safe(xr, tmp, &done, node) {
+		s16 status = READ_ONCE(xr->status);
+
+		list_del_init(&xr->node);
+		if (status != BLKIF_RSP_OKAY && !xr->refused)
+			xbb_stat_inc(&ring->stats.io_err);
+		xbb_ring_respond(ring, xr->id, xr->op, status);
+		xbb_slot_put(xr);
+	}
+	return n;
+}
+
 /* Tell xenbus.c when the backing device changed size (ring 0 only). */
 static void xbb_ring_check_size(struct xbb_ring *ring)
 {
@@ -420,12 +574,12 @@ static void xbb_ring_round(struct xbb_ring *ring, bool timed_out)
 	xbb_qos_ring_apply(ring);
 	ring->next = XBB_NEXT_WAIT;
 	xbb_ring_check_size(ring);
-	xbb_io_reap(ring);
+	xbb_ring_reap(ring);
 	took = xbb_ring_consume(ring);
 	if (took && ring->idle_round && !event)
 		xbb_warn_rl(ring->be, "ring %u: found requests published without an event",
 			    ring->index);
-	reaped = xbb_io_reap(ring);
+	reaped = xbb_ring_reap(ring);
 	xbb_ring_push(ring);
 
 	if (ring->intake == XBB_INTAKE_FULL && reaped) {
@@ -485,7 +639,7 @@ static void xbb_ring_drain(struct xbb_ring *ring)
 					     10 * HZ))
 			xbb_warn_rl(ring->be, "ring %u: still waiting for %u requests in flight",
 				    ring->index, ring->inflight);
-		xbb_io_reap(ring);
+		xbb_ring_reap(ring);
 	}
 	xbb_ring_push(ring);
 	xbb_gnt_free_all(ring);
