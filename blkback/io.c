@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xblkback: from validated requests to bios, and from completions to
- * responses.
+ * xblkback: from the validated requests of a pass to bios, and from their
+ * completions back to ring.c, unmapped, to be answered.
  *
  * One pass of the ring thread hands xbb_io_dispatch() the list of requests
  * it took off the ring.  Dispatch maps every indirect descriptor page of
