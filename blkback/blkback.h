@@ -384,14 +384,16 @@ enum xbb_intake {
 	XBB_INTAKE_BACKOFF,	/* a setup failed for now: nothing before retry_at */
 };
 
-/* xbb_ring.next: how the thread waits after a round. */
+/*
+ * xbb_ring.next: how the thread waits after a round.  POLL: req_event was
+ * left unarmed while requests are in flight (poll_inflight), so their
+ * completions wake the thread to look at the ring.  NOW: requests wait
+ * that no event will announce (published meanwhile, or budget came back).
+ */
 enum xbb_next {
-	XBB_NEXT_WAIT,	/* for an event, a completion, a trim or XBB_IDLE_TIMEOUT */
-	XBB_NEXT_POLL,	/* ... but at most XBB_POLL_TIMEOUT: req_event was left
-			 * unarmed while requests are in flight (poll_inflight),
-			 * their completions wake us to look at the ring */
-	XBB_NEXT_NOW,	/* not at all: requests wait that no event announces
-			 * (published meanwhile, or the budget came back) */
+	XBB_NEXT_WAIT,	/* for an event, a completion, a trim or the idle timeout */
+	XBB_NEXT_POLL,	/* the same, but at most XBB_POLL_TIMEOUT */
+	XBB_NEXT_NOW,	/* not at all */
 };
 
 /* xbb_ring.flags */

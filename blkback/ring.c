@@ -270,7 +270,7 @@ static unsigned int xbb_req_pages(const struct xbb_ring *ring,
  * spent, ERR_PTR(-ENOMEM) when the setup failed for now.
  */
 static struct xbb_req *xbb_slot_get(struct xbb_ring *ring,
-			     const struct blkif_request *req)
+				    const struct blkif_request *req)
 {
 	unsigned int pages = xbb_req_pages(ring, req);
 	struct xbb_req *xr;
