@@ -8,7 +8,9 @@
  *                      features; owns the vbd and the rings
  *   struct xbb_vbd     vbd.c: the backing block device
  *   struct xbb_ring    ring.c: one shared ring + event channel + thread
- *   struct xbb_req     io.c: one request taken off a ring, until answered
+ *   struct xbb_req     one request taken off a ring, until answered: its slot
+ *                      (taken, set up, answered, freed) is ring.c's, its
+ *                      maps, bios and completion are io.c's
  *   struct xbb_gnt     grant_map.c: one granted page mapped for a request
  *   struct xbb_pgrant  grant_map.c: a persistently mapped grant
  *
@@ -65,7 +67,6 @@ struct xbb_params {
 void xbb_params_get(struct xbb_params *p);
 extern bool xbb_poll_inflight;
 extern bool xbb_irq_follow;
-extern unsigned int xbb_fail_map;
 
 /* ------------------------------------------------------------------ */
 /* Ring layouts of the two x86 ABIs (request layouts in request.h).    */
@@ -235,7 +236,7 @@ void xbb_gnt_free_all(struct xbb_ring *ring);
 void xbb_gnt_levels(long *grants, long *pages);
 
 /* ------------------------------------------------------------------ */
-/* Requests (io.c).                                                    */
+/* Requests: slots (ring.c), maps, bios and completion (io.c).       */
 
 /**
  * struct xbb_req - a request taken off the ring, until it is answered
@@ -291,11 +292,10 @@ struct xbb_req {
 	struct xbb_gnt inline_gnts[BLKIF_MAX_SEGMENTS_PER_REQUEST];
 };
 
-int xbb_req_setup(struct xbb_req *xr, const struct blkif_request *req);
-void xbb_req_teardown(struct xbb_req *xr);
-unsigned int xbb_io_dispatch(struct xbb_ring *ring, struct list_head *pass);
+unsigned int xbb_io_dispatch(struct xbb_ring *ring, struct list_head *pass,
+			     const struct xblk_req_limits *lim);
 void xbb_req_finish(struct xbb_req *xr, s16 status);
-unsigned int xbb_io_reap(struct xbb_ring *ring);
+unsigned int xbb_io_reap(struct xbb_ring *ring, struct list_head *done);
 
 /* ------------------------------------------------------------------ */
 /* Rings (ring.c).                                                     */
@@ -377,6 +377,25 @@ enum xbb_thread_life {
 	XBB_THREAD_DRAINED,	/* everything answered, every grant dropped */
 };
 
+/* xbb_ring.intake: whether the last pass took every request it could. */
+enum xbb_intake {
+	XBB_INTAKE_OPEN,	/* yes (or it took nothing: none was there) */
+	XBB_INTAKE_FULL,	/* the page budget is spent: completions reopen it */
+	XBB_INTAKE_BACKOFF,	/* a setup failed for now: nothing before retry_at */
+};
+
+/*
+ * xbb_ring.next: how the thread waits after a round.  POLL: req_event was
+ * left unarmed while requests are in flight (poll_inflight), so their
+ * completions wake the thread to look at the ring.  NOW: requests wait
+ * that no event will announce (published meanwhile, or budget came back).
+ */
+enum xbb_next {
+	XBB_NEXT_WAIT,	/* for an event, a completion, a trim or the idle timeout */
+	XBB_NEXT_POLL,	/* the same, but at most XBB_POLL_TIMEOUT */
+	XBB_NEXT_NOW,	/* not at all */
+};
+
 /* xbb_ring.flags */
 #define XBB_RING_EVENT	0	/* event received, EOI owed (irq -> thread) */
 #define XBB_RING_TRIM	1	/* dom0 is short of memory: empty the page cache */
@@ -397,20 +416,19 @@ enum xbb_thread_life {
  * Everything below is owned by the ring thread while it runs, and by the
  * xenbus code (under xbb_dev.lock) before it starts and after it stopped:
  *
- * @halted: the frontend broke the ring protocol; take no more requests
- * @more: the final check found a request published meanwhile
- * @blocked: the last pass stopped for lack of resources (requests left in
- *	the ring or on @retry for later)
- * @starved: ... and that was a setup failing for now (memory, grant maps),
- *	not the page budget: nothing is set up before @retry_at
+ * @halted: the frontend broke the ring protocol; take no more requests.
+ *	Not an @intake state: requests put off before the halt are still
+ *	retried (and may back off) while nothing new is taken.
+ * @next: how the thread waits after this round (enum xbb_next)
+ * @intake: whether the last pass stopped for lack of resources, leaving
+ *	requests in the ring or on @retry for later, and which (enum
+ *	xbb_intake)
  * @retry: requests taken off the ring whose setup failed for now, in ring
  *	order, without pages or mappings (but counted in @inflight and
  *	@pages_reserved); set up again before any new request
  * @backoff: delay after the last failed setup, in jiffies; 0 after a success
- * @retry_at: when @starved, the time of the next attempt
+ * @retry_at: in XBB_INTAKE_BACKOFF, the time of the next attempt
  * @idle_round: this round follows XBB_IDLE_TIMEOUT without any wake-up
- * @deferred: req_event was left unarmed because requests are in flight:
- *	their completions wake us to look at the ring (poll_inflight)
  * @took_since_eoi: requests were taken since the last late EOI
  * @irq_cpu: the CPU the event channel was last bound to, -1 for Xen's default
  * @irq_moved: when it was (it follows the thread at most once a second)
@@ -419,8 +437,8 @@ enum xbb_thread_life {
  * @rsp_pushed: rsp_prod_pvt when responses were last pushed
  * @reqs: one request slot per ring slot
  * @free_reqs: unused slots
- * @inflight: slots in use
- * @pages_reserved: pages reserved by requests in flight
+ * @inflight: slots in use (xbb_slot_get() and xbb_slot_put() only)
+ * @pages_reserved: pages reserved by requests in flight (ditto)
  * @max_pages: limit on @pages_reserved (max_inflight_pages)
  * @page_cache: free pages to map grants at
  * @pgrants: persistent grants by gref
@@ -444,11 +462,9 @@ struct xbb_ring {
 	struct xbb_ring_stats stats;
 
 	bool halted;
-	bool more;
-	bool blocked;
-	bool starved;
+	enum xbb_next next;
+	enum xbb_intake intake;
 	bool idle_round;
-	bool deferred;
 	bool took_since_eoi;
 	enum xbb_thread_life life;
 	int irq_cpu;
@@ -477,7 +493,6 @@ void xbb_ring_unmap(struct xbb_ring *ring);
 int xbb_ring_start(struct xbb_ring *ring);
 bool xbb_ring_stop(struct xbb_ring *ring);
 void xbb_ring_respond(struct xbb_ring *ring, u64 id, u8 op, s16 status);
-void xbb_ring_limits(struct xbb_ring *ring, struct xblk_req_limits *lim);
 
 /* ------------------------------------------------------------------ */
 /* Per-guest QoS (qos.c).                                              */
@@ -587,6 +602,13 @@ struct xbb_dev {
 
 int xbb_xenbus_init(void);
 void xbb_xenbus_exit(void);
+
+/* ------------------------------------------------------------------ */
+/* Fault injection for tests (fault.c, debugfs).                       */
+
+void xbb_fault_init(void);
+void xbb_fault_exit(void);
+bool xbb_fault_map(void);
 
 /* ------------------------------------------------------------------ */
 /* Messages (log.c).                                                   */

@@ -23,10 +23,11 @@
  * they keep their handle, so that releasing them unmaps them, but not a
  * GNTST_okay status.
  *
- * The fail_map module parameter (a test knob, main.c) makes one attempt in
- * N fail for now: a page reservation (-ENOMEM, nothing taken) or a map
- * batch (its last operation is not issued and gets GNTST_no_device_space),
- * so nothing is mapped that would have to be undone.
+ * The fail_map fault point (a test knob in debugfs, fault.c) makes an
+ * attempt fail for now: a page reservation (-ENOMEM, nothing taken) or a
+ * map batch (its last operation is not issued and gets
+ * GNTST_no_device_space), so nothing is mapped that would have to be
+ * undone.
  *
  * Persistent grants (feature-persistent): when the frontend reuses a fixed
  * set of grants, a grant stays mapped after its request completes, kept in
@@ -64,18 +65,6 @@ void xbb_gnt_levels(long *grants, long *pages)
 {
 	*grants = atomic_long_read(&xbb_grants_mapped);
 	*pages = atomic_long_read(&xbb_pages_in_use);
-}
-
-/* Attempts counted by the fault injection (fail_map). */
-static atomic_t xbb_fail_map_count = ATOMIC_INIT(0);
-
-/* Whether the fault injection fails this reservation or map batch. */
-static bool xbb_fail_map_now(void)
-{
-	unsigned int one_in = READ_ONCE(xbb_fail_map);
-
-	return one_in &&
-	       xblk_inject_hit(atomic_inc_return(&xbb_fail_map_count), one_in);
 }
 
 static int xbb_page_get(struct xbb_ring *ring, struct page **page)
@@ -172,7 +161,7 @@ int xbb_gnt_reserve(struct xbb_ring *ring, struct xbb_gnt *gnt,
 		gnt[i].handle = XBB_INVALID_HANDLE;
 		gnt[i].status = GNTST_general_error;
 	}
-	if (n && xbb_fail_map_now())
+	if (n && xbb_fault_map())
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		if (xbb_page_get(ring, &gnt[i].page))
@@ -350,7 +339,7 @@ void xbb_gnt_map_flush(struct xbb_ring *ring)
 	/* What a failed hypercall leaves unwritten must not read as mapped. */
 	for (i = 0; i < n; i++)
 		b->map[i].status = GNTST_general_error;
-	if (xbb_fail_map_now())
+	if (xbb_fault_map())
 		b->map[--issue].status = GNTST_no_device_space;
 	if (issue)
 		err = gnttab_map_refs(b->map, NULL, b->pages, issue);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xblkback: from validated requests to bios, and from completions to
- * responses.
+ * xblkback: from the validated requests of a pass to bios, and from their
+ * completions back to ring.c, unmapped, to be answered.
  *
  * One pass of the ring thread hands xbb_io_dispatch() the list of requests
  * it took off the ring.  Dispatch maps every indirect descriptor page of
@@ -16,7 +16,8 @@
  *
  * Completion may run in any context, so a finished request is only pushed
  * on the ring's lock-free done list; the ring thread reaps the list in
- * xbb_io_reap(): one unmap batch for all of them, then the responses.
+ * xbb_io_reap(): one unmap batch for all of them; ring.c then writes the
+ * responses and frees the slots (xbb_ring_reap()).
  */
 #include <linux/bio.h>
 #include <linux/blkdev.h>
@@ -27,91 +28,6 @@
 
 #include "blkback.h"
 #include "trace.h"
-
-/**
- * xbb_req_setup() - fill a request slot from a validated request
- * @xr: free slot
- * @req: private copy of the request, accepted by xblk_req_check()
- *
- * Context: ring thread.
- * Return: 0, or -ENOMEM when the segment array of a large indirect
- * request cannot be allocated, not even from vmalloc (the caller retries
- * later).
- */
-int xbb_req_setup(struct xbb_req *xr, const struct blkif_request *req)
-{
-	unsigned int i, nseg = xblk_req_nr_segs(req);
-	struct xbb_vbd *vbd = &xr->ring->be->vbd;
-
-	xr->op = xblk_req_rsp_op(req);
-	xr->id = xblk_req_id(req);
-	xr->status = BLKIF_RSP_OKAY;
-	xr->write = xblk_req_writes(req);
-	xr->flush = req->operation == BLKIF_OP_FLUSH_DISKCACHE;
-	xr->secure = false;
-	xr->refused = false;
-	xr->segs_ready = false;
-	xr->nr_sectors = 0;
-	xr->nr_segs = nseg;
-	xr->nr_ind = 0;
-	xr->segs = xr->inline_segs;
-	xr->gnts = xr->inline_gnts;
-
-	switch (req->operation) {
-	case BLKIF_OP_DISCARD:
-		xr->sector = req->u.discard.sector_number;
-		xr->nr_sectors = req->u.discard.nr_sectors;
-		/* blkif: the flag is ignored unless discard-secure was offered. */
-		xr->secure = vbd->discard_secure &&
-			     (req->u.discard.flag & BLKIF_DISCARD_SECURE);
-		return 0;
-	case BLKIF_OP_INDIRECT:
-		xr->sector = req->u.indirect.sector_number;
-		xr->nr_ind = xblk_indirect_frames(nseg);
-		for (i = 0; i < xr->nr_ind; i++)
-			xr->ind[i].gref = req->u.indirect.indirect_grefs[i];
-		if (nseg > BLKIF_MAX_SEGMENTS_PER_REQUEST) {
-			/*
-			 * One allocation: segments, then their grants; up to
-			 * 160 KiB, so not physically contiguous when dom0's
-			 * memory is fragmented.
-			 */
-			xr->segs = kvmalloc(nseg * (sizeof(*xr->segs) +
-						    sizeof(*xr->gnts)),
-					    GFP_NOIO | __GFP_NOWARN);
-			if (!xr->segs) {
-				xr->segs = xr->inline_segs;
-				return -ENOMEM;
-			}
-			xr->gnts = (struct xbb_gnt *)(xr->segs + nseg);
-		}
-		/* Segments and their grefs come from the indirect pages. */
-		return 0;
-	default:
-		xr->sector = req->u.rw.sector_number;
-		memcpy(xr->segs, req->u.rw.seg, nseg * sizeof(*xr->segs));
-		for (i = 0; i < nseg; i++) {
-			xr->gnts[i].gref = xr->segs[i].gref;
-			xr->nr_sectors += xr->segs[i].last_sect -
-					  xr->segs[i].first_sect + 1U;
-		}
-		return 0;
-	}
-}
-
-/**
- * xbb_req_teardown() - free what xbb_req_setup() allocated
- * @xr: slot about to become free
- *
- * Context: ring thread.
- */
-void xbb_req_teardown(struct xbb_req *xr)
-{
-	if (xr->segs != xr->inline_segs)
-		kvfree(xr->segs);
-	xr->segs = xr->inline_segs;
-	xr->gnts = xr->inline_gnts;
-}
 
 /* Queue @xr for its response; any context. */
 static void xbb_req_done(struct xbb_req *xr)
@@ -143,7 +59,7 @@ void xbb_req_finish(struct xbb_req *xr, s16 status)
 	xbb_req_done(xr);
 }
 
-static void xbb_req_put(struct xbb_req *xr)
+static void xbb_req_put_bio(struct xbb_req *xr)
 {
 	if (atomic_dec_and_test(&xr->pending))
 		xbb_req_done(xr);
@@ -160,7 +76,7 @@ static void xbb_bio_end_io(struct bio *bio)
 			   (xr->flush || xr->op == BLKIF_OP_DISCARD) ?
 			   BLKIF_RSP_EOPNOTSUPP : BLKIF_RSP_ERROR);
 	bio_put(bio);
-	xbb_req_put(xr);
+	xbb_req_put_bio(xr);
 }
 
 static struct bio *xbb_bio_alloc(struct xbb_req *xr, unsigned int nr_vecs,
@@ -180,7 +96,7 @@ static void xbb_submit_flush(struct xbb_req *xr)
 {
 	atomic_set(&xr->pending, 1);
 	submit_bio(xbb_bio_alloc(xr, 0, REQ_OP_WRITE | REQ_PREFLUSH, 0));
-	xbb_req_put(xr);
+	xbb_req_put_bio(xr);
 }
 
 static void xbb_submit_data(struct xbb_req *xr)
@@ -216,7 +132,7 @@ static void xbb_submit_data(struct xbb_req *xr)
 		sector += len >> SECTOR_SHIFT;
 	}
 	submit_bio(bio);
-	xbb_req_put(xr);
+	xbb_req_put_bio(xr);
 }
 
 /*
@@ -251,7 +167,7 @@ static void xbb_submit_discard(struct xbb_req *xr)
 	/* No secure erase any more (the device changed): not supported. */
 	if (left)
 		WRITE_ONCE(xr->status, BLKIF_RSP_EOPNOTSUPP);
-	xbb_req_put(xr);
+	xbb_req_put_bio(xr);
 }
 
 /*
@@ -334,65 +250,85 @@ static void xbb_io_put_off(struct xbb_ring *ring, struct xbb_req *xr,
 	xbb_stat_inc(&ring->stats.map_retry);
 }
 
-/**
- * xbb_io_dispatch() - map and submit the requests of one pass
- * @ring: ring
- * @pass: requests with their pages reserved, in ring order (first those
- *	put off before, from xbb_ring.retry); emptied
- *
- * Requests whose grants could not be mapped for now go back to the head of
- * xbb_ring.retry, in order, holding no page and no mapping.
- *
- * Context: ring thread.
- * Return: the number of requests put off.
- */
-unsigned int xbb_io_dispatch(struct xbb_ring *ring, struct list_head *pass)
+/* Refuse an indirect request whose segments broke a rule. */
+static void xbb_io_refuse(struct xbb_ring *ring, struct xbb_req *xr,
+			  enum xblk_req_err err)
 {
-	struct xblk_req_limits lim;
-	struct xbb_req *xr, *tmp;
-	struct blk_plug plug;
-	enum xblk_map_class cls;
-	LIST_HEAD(again);
-	unsigned int i, nr_again = 0;
+	xr->refused = true;
+	xbb_stat_inc(&ring->stats.err_req);
+	xbb_warn_rl(ring->be, "ring %u: refused indirect request id %llu: %s",
+		    ring->index, xr->id, xblk_req_err_str(err));
+	xbb_req_finish(xr, xblk_req_err_status(err));
+}
+
+/*
+ * The indirect pages of @xr are mapped (or were tried): read its segments
+ * and give the pages back.  A request that fails or is refused leaves the
+ * pass, answered.  Return: false if it must be put off (to @again).
+ */
+static bool xbb_io_read_segs(struct xbb_ring *ring, struct xbb_req *xr,
+			     const struct xblk_req_limits *lim,
+			     struct list_head *again)
+{
+	enum xblk_map_class cls = xbb_gnt_check(xr->ind, xr->nr_ind);
 	int err;
 
-	/* Indirect descriptor pages of the whole pass: one batch. */
+	if (cls == XBLK_MAP_AGAIN) {
+		xbb_io_put_off(ring, xr, again);
+		return false;
+	}
+	err = cls == XBLK_MAP_OK ? xbb_read_indirect(xr, lim) : -1;
+	xbb_gnt_release(ring, xr->ind, xr->nr_ind);
+	if (err == XBLK_REQ_VALID) {
+		xr->segs_ready = true;
+		return true;
+	}
+	list_del_init(&xr->node);
+	if (err < 0)
+		xbb_req_finish(xr, BLKIF_RSP_ERROR);
+	else
+		xbb_io_refuse(ring, xr, (enum xblk_req_err)err);
+	return true;
+}
+
+/*
+ * Map every indirect page of the pass in one batch, then read and check
+ * the segments.  Return: the number of requests put off to @again.
+ */
+static unsigned int xbb_io_map_indirect(struct xbb_ring *ring,
+					struct list_head *pass,
+					const struct xblk_req_limits *lim,
+					struct list_head *again)
+{
+	struct xbb_req *xr, *tmp;
+	unsigned int i, nr_again = 0;
+
 	list_for_each_entry(xr, pass, node)
 		if (!xr->segs_ready)
 			for (i = 0; i < xr->nr_ind; i++)
 				xbb_gnt_map_add(ring, &xr->ind[i], true);
 	xbb_gnt_map_flush(ring);
 
-	xbb_ring_limits(ring, &lim);
 	list_for_each_entry_safe(xr, tmp, pass, node) {
 		if (!xr->nr_ind || xr->segs_ready)
 			continue;
-		cls = xbb_gnt_check(xr->ind, xr->nr_ind);
-		if (cls == XBLK_MAP_AGAIN) {
-			xbb_io_put_off(ring, xr, &again);
+		if (!xbb_io_read_segs(ring, xr, lim, again))
 			nr_again++;
-			continue;
-		}
-		err = cls == XBLK_MAP_OK ? xbb_read_indirect(xr, &lim) : -1;
-		xbb_gnt_release(ring, xr->ind, xr->nr_ind);
-		if (err == XBLK_REQ_VALID) {
-			xr->segs_ready = true;
-			continue;
-		}
-		list_del_init(&xr->node);
-		if (err < 0) {
-			xbb_req_finish(xr, BLKIF_RSP_ERROR);
-			continue;
-		}
-		xr->refused = true;
-		xbb_stat_inc(&ring->stats.err_req);
-		xbb_warn_rl(ring->be, "ring %u: refused indirect request id %llu: %s",
-			    ring->index, xr->id,
-			    xblk_req_err_str((enum xblk_req_err)err));
-		xbb_req_finish(xr, xblk_req_err_status((enum xblk_req_err)err));
 	}
+	return nr_again;
+}
 
-	/* Data pages of the whole pass: one batch. */
+/*
+ * Map every data page of the pass in one batch.  Return: the number of
+ * requests put off to @again.
+ */
+static unsigned int xbb_io_map_data(struct xbb_ring *ring,
+				    struct list_head *pass,
+				    struct list_head *again)
+{
+	struct xbb_req *xr, *tmp;
+	unsigned int i, nr_again = 0;
+
 	list_for_each_entry(xr, pass, node)
 		for (i = 0; i < xr->nr_segs; i++)
 			xbb_gnt_map_add(ring, &xr->gnts[i], xr->write);
@@ -400,10 +336,18 @@ unsigned int xbb_io_dispatch(struct xbb_ring *ring, struct list_head *pass)
 
 	list_for_each_entry_safe(xr, tmp, pass, node) {
 		if (xbb_gnt_check(xr->gnts, xr->nr_segs) == XBLK_MAP_AGAIN) {
-			xbb_io_put_off(ring, xr, &again);
+			xbb_io_put_off(ring, xr, again);
 			nr_again++;
 		}
 	}
+	return nr_again;
+}
+
+/* Submit every request left in the pass under one plug. */
+static void xbb_io_submit_all(struct xbb_ring *ring, struct list_head *pass)
+{
+	struct xbb_req *xr, *tmp;
+	struct blk_plug plug;
 
 	blk_start_plug(&plug);
 	list_for_each_entry_safe(xr, tmp, pass, node) {
@@ -411,7 +355,31 @@ unsigned int xbb_io_dispatch(struct xbb_ring *ring, struct list_head *pass)
 		xbb_submit(ring, xr);
 	}
 	blk_finish_plug(&plug);
+}
 
+/**
+ * xbb_io_dispatch() - map and submit the requests of one pass
+ * @ring: ring
+ * @pass: requests with their pages reserved, in ring order (first those
+ *	put off before, from xbb_ring.retry); emptied
+ * @lim: the limits the pass checked its requests against (xbb_ring_limits()),
+ *	for the segments read out of indirect pages
+ *
+ * Requests whose grants could not be mapped for now go back to the head of
+ * xbb_ring.retry, in order, holding no page and no mapping.
+ *
+ * Context: ring thread.
+ * Return: the number of requests put off.
+ */
+unsigned int xbb_io_dispatch(struct xbb_ring *ring, struct list_head *pass,
+			     const struct xblk_req_limits *lim)
+{
+	unsigned int nr_again;
+	LIST_HEAD(again);
+
+	nr_again = xbb_io_map_indirect(ring, pass, lim, &again);
+	nr_again += xbb_io_map_data(ring, pass, &again);
+	xbb_io_submit_all(ring, pass);
 	if (nr_again) {
 		/* Unmap what did map now: the mappings are a scarce resource. */
 		xbb_gnt_unmap_flush(ring);
@@ -421,16 +389,18 @@ unsigned int xbb_io_dispatch(struct xbb_ring *ring, struct list_head *pass)
 }
 
 /**
- * xbb_io_reap() - answer every finished request
+ * xbb_io_reap() - collect every finished request and release its grants
  * @ring: ring
+ * @done: list the finished requests are added to, in completion order
  *
- * Releases the grants of all finished requests with one unmap batch, then
- * writes their responses (not yet pushed) and frees their slots.
+ * Releases the grants of all finished requests with one unmap batch, so
+ * that the frontend may reuse the pages as soon as it sees a response;
+ * ring.c then answers them and frees their slots.
  *
  * Context: ring thread.
- * Return: number of requests answered.
+ * Return: number of requests added to @done.
  */
-unsigned int xbb_io_reap(struct xbb_ring *ring)
+unsigned int xbb_io_reap(struct xbb_ring *ring, struct list_head *done)
 {
 	struct llist_node *list = llist_del_all(&ring->done);
 	struct xbb_req *xr, *tmp;
@@ -444,19 +414,10 @@ unsigned int xbb_io_reap(struct xbb_ring *ring)
 		xbb_gnt_release(ring, xr->ind, xr->nr_ind);
 		xbb_gnt_release(ring, xr->gnts, xr->nr_segs);
 	}
-	/* The frontend may reuse the pages as soon as it sees a response. */
 	xbb_gnt_unmap_flush(ring);
 
 	llist_for_each_entry_safe(xr, tmp, list, done) {
-		s16 status = READ_ONCE(xr->status);
-
-		if (status != BLKIF_RSP_OKAY && !xr->refused)
-			xbb_stat_inc(&ring->stats.io_err);
-		xbb_ring_respond(ring, xr->id, xr->op, status);
-		ring->pages_reserved -= xr->pages;
-		xbb_req_teardown(xr);
-		list_add(&xr->node, &ring->free_reqs);
-		ring->inflight--;
+		list_add_tail(&xr->node, done);
 		n++;
 	}
 	return n;

@@ -25,8 +25,6 @@ static unsigned int xbb_max_inflight_pages = 4096;
 /* The exceptions: read by the ring threads as they go, safe to change. */
 bool xbb_poll_inflight = true;
 bool xbb_irq_follow = true;
-/* Test knob: fault injection of grant setups that fail for now. */
-unsigned int xbb_fail_map;
 
 static int xbb_set_max_queues(const char *val, const struct kernel_param *kp)
 {
@@ -65,11 +63,6 @@ static int xbb_set_inflight(const char *val, const struct kernel_param *kp)
 	return param_set_uint_minmax(val, kp, 64, 1U << 18);
 }
 
-static int xbb_set_fail_map(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 0, 1000000);
-}
-
 static const struct kernel_param_ops xbb_max_queues_ops = {
 	.set = xbb_set_max_queues,
 	.get = param_get_uint,
@@ -92,11 +85,6 @@ static const struct kernel_param_ops xbb_pgrants_ops = {
 
 static const struct kernel_param_ops xbb_inflight_ops = {
 	.set = xbb_set_inflight,
-	.get = param_get_uint,
-};
-
-static const struct kernel_param_ops xbb_fail_map_ops = {
-	.set = xbb_set_fail_map,
 	.get = param_get_uint,
 };
 
@@ -129,9 +117,6 @@ MODULE_PARM_DESC(irq_follow,
 module_param_named(poll_inflight, xbb_poll_inflight, bool, 0644);
 MODULE_PARM_DESC(poll_inflight,
 		 "While a ring has requests in flight, look for new ones when they complete (at the latest a jiffy later) instead of asking the frontend for an event; writable at runtime (default Y)");
-module_param_cb(fail_map, &xbb_fail_map_ops, &xbb_fail_map, 0644);
-MODULE_PARM_DESC(fail_map,
-		 "Test knob (fault injection), not for production: make 1 in N page reservations and grant map batches fail for now, as if dom0 were out of memory or of maptrack entries; the backend backs off and retries; 0..1000000, writable at runtime (default 0 = off)");
 
 /**
  * xbb_params_get() - snapshot of the module parameters
@@ -155,14 +140,26 @@ static int __init xbb_init(void)
 	/* A segment is one Xen page and we hand it to bios as one page. */
 	BUILD_BUG_ON(PAGE_SIZE != XEN_PAGE_SIZE);
 
+	int err;
+
 	if (!xen_domain())
 		return -ENODEV;
-	return xbb_xenbus_init();
+	/* Before any device: a ring thread may ask a fault point. */
+	xbb_fault_init();
+	err = xbb_xenbus_init();
+	if (err)
+		goto out_fault;
+	return 0;
+
+out_fault:
+	xbb_fault_exit();
+	return err;
 }
 
 static void __exit xbb_exit(void)
 {
 	xbb_xenbus_exit();
+	xbb_fault_exit();
 }
 
 module_init(xbb_init);

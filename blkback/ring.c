@@ -62,14 +62,11 @@
 /* Grant operations per hypercall batch. */
 #define XBB_BATCH		512
 
-/**
- * xbb_ring_limits() - what requests of this ring are checked against
- * @ring: ring
- * @lim: result
- *
- * Context: ring thread (reads the capacity, which may change on resize).
+/*
+ * What the requests of one pass are checked against: read once per pass
+ * (the capacity may change on resize) and handed to io.c with the pass.
  */
-void xbb_ring_limits(struct xbb_ring *ring, struct xblk_req_limits *lim)
+static void xbb_ring_limits(struct xbb_ring *ring, struct xblk_req_limits *lim)
 {
 	struct xbb_dev *be = ring->be;
 
@@ -177,47 +174,158 @@ static void xbb_ring_reject(struct xbb_ring *ring,
 }
 
 /*
- * Take a slot, the page budget and the pages for @req, or return NULL (and
- * leave @req in the ring) when they are not available now.
+ * Fill a free slot from a validated request.  Return: 0, or -ENOMEM when
+ * the segment array of a large indirect request cannot be allocated, not
+ * even from vmalloc (the caller retries later).
  */
-static struct xbb_req *xbb_ring_take(struct xbb_ring *ring,
-				     const struct blkif_request *req)
+static int xbb_req_setup(struct xbb_req *xr, const struct blkif_request *req)
+{
+	unsigned int i, nseg = xblk_req_nr_segs(req);
+	struct xbb_vbd *vbd = &xr->ring->be->vbd;
+
+	xr->op = xblk_req_rsp_op(req);
+	xr->id = xblk_req_id(req);
+	xr->status = BLKIF_RSP_OKAY;
+	xr->write = xblk_req_writes(req);
+	xr->flush = req->operation == BLKIF_OP_FLUSH_DISKCACHE;
+	xr->secure = false;
+	xr->refused = false;
+	xr->segs_ready = false;
+	xr->nr_sectors = 0;
+	xr->nr_segs = nseg;
+	xr->nr_ind = 0;
+	xr->segs = xr->inline_segs;
+	xr->gnts = xr->inline_gnts;
+
+	switch (req->operation) {
+	case BLKIF_OP_DISCARD:
+		xr->sector = req->u.discard.sector_number;
+		xr->nr_sectors = req->u.discard.nr_sectors;
+		/* blkif: the flag is ignored unless discard-secure was offered. */
+		xr->secure = vbd->discard_secure &&
+			     (req->u.discard.flag & BLKIF_DISCARD_SECURE);
+		return 0;
+	case BLKIF_OP_INDIRECT:
+		xr->sector = req->u.indirect.sector_number;
+		xr->nr_ind = xblk_indirect_frames(nseg);
+		for (i = 0; i < xr->nr_ind; i++)
+			xr->ind[i].gref = req->u.indirect.indirect_grefs[i];
+		if (nseg > BLKIF_MAX_SEGMENTS_PER_REQUEST) {
+			/*
+			 * One allocation: segments, then their grants; up to
+			 * 160 KiB, so not physically contiguous when dom0's
+			 * memory is fragmented.
+			 */
+			xr->segs = kvmalloc(nseg * (sizeof(*xr->segs) +
+						    sizeof(*xr->gnts)),
+					    GFP_NOIO | __GFP_NOWARN);
+			if (!xr->segs) {
+				xr->segs = xr->inline_segs;
+				return -ENOMEM;
+			}
+			xr->gnts = (struct xbb_gnt *)(xr->segs + nseg);
+		}
+		/* Segments and their grefs come from the indirect pages. */
+		return 0;
+	default:
+		xr->sector = req->u.rw.sector_number;
+		memcpy(xr->segs, req->u.rw.seg, nseg * sizeof(*xr->segs));
+		for (i = 0; i < nseg; i++) {
+			xr->gnts[i].gref = xr->segs[i].gref;
+			xr->nr_sectors += xr->segs[i].last_sect -
+					  xr->segs[i].first_sect + 1U;
+		}
+		return 0;
+	}
+}
+
+/* Free what xbb_req_setup() allocated. */
+static void xbb_req_teardown(struct xbb_req *xr)
+{
+	if (xr->segs != xr->inline_segs)
+		kvfree(xr->segs);
+	xr->segs = xr->inline_segs;
+	xr->gnts = xr->inline_gnts;
+}
+
+/* What @req counts against the ring's page budget. */
+static unsigned int xbb_req_pages(const struct xbb_ring *ring,
+				  const struct blkif_request *req)
 {
 	unsigned int nseg = xblk_req_nr_segs(req);
-	unsigned int nind = req->operation == BLKIF_OP_INDIRECT ?
-			    xblk_indirect_frames(nseg) : 0;
-	unsigned int pages = req->operation == BLKIF_OP_DISCARD ?
-			     min(XBB_DISCARD_PAGES, ring->max_pages) :
-			     nseg + nind;
+
+	if (req->operation == BLKIF_OP_DISCARD)
+		return min(XBB_DISCARD_PAGES, ring->max_pages);
+	if (req->operation == BLKIF_OP_INDIRECT)
+		return nseg + xblk_indirect_frames(nseg);
+	return nseg;
+}
+
+/*
+ * Take a free request slot and its share of the budget, and set it up from
+ * @req.  A slot's whole life is this and xbb_slot_put(): only they move it
+ * off and back on xbb_ring.free_reqs, and only they change
+ * xbb_ring.inflight and xbb_ring.pages_reserved.  Grants are reserved by
+ * the caller.  Return: the slot; ERR_PTR(-ENOSPC) when the page budget is
+ * spent, ERR_PTR(-ENOMEM) when the setup failed for now.
+ */
+static struct xbb_req *xbb_slot_get(struct xbb_ring *ring,
+				    const struct blkif_request *req)
+{
+	unsigned int pages = xbb_req_pages(ring, req);
 	struct xbb_req *xr;
 
 	xr = list_first_entry_or_null(&ring->free_reqs, struct xbb_req, node);
 	/* One slot per ring slot, and req_prod was checked: never empty. */
 	if (WARN_ON_ONCE(!xr))
-		return NULL;
+		return ERR_PTR(-ENOSPC);
 	if (ring->pages_reserved + pages > ring->max_pages)
-		return NULL;
+		return ERR_PTR(-ENOSPC);
 	if (xbb_req_setup(xr, req))
-		goto out_starved;
-	if (xbb_gnt_reserve(ring, xr->ind, nind))
-		goto out_teardown;
-	if (xbb_gnt_reserve(ring, xr->gnts, nseg))
-		goto out_release_ind;
-
+		return ERR_PTR(-ENOMEM);
 	list_del_init(&xr->node);
 	ring->inflight++;
 	xr->pages = pages;
 	ring->pages_reserved += pages;
 	return xr;
+}
+
+/* Give a slot (holding no grant, on no list) and its budget back. */
+static void xbb_slot_put(struct xbb_req *xr)
+{
+	struct xbb_ring *ring = xr->ring;
+
+	ring->pages_reserved -= xr->pages;
+	xr->pages = 0;
+	xbb_req_teardown(xr);
+	/* At the head: the slot just taken is the one taken next. */
+	list_add(&xr->node, &ring->free_reqs);
+	ring->inflight--;
+}
+
+/*
+ * Take a slot, the page budget and the pages for @req.  Return: the slot,
+ * or an ERR_PTR (xbb_slot_get(); -ENOMEM also for no page for the grants)
+ * leaving @req in the ring.
+ */
+static struct xbb_req *xbb_ring_take(struct xbb_ring *ring,
+				     const struct blkif_request *req)
+{
+	struct xbb_req *xr = xbb_slot_get(ring, req);
+
+	if (IS_ERR(xr))
+		return xr;
+	if (xbb_gnt_reserve(ring, xr->ind, xr->nr_ind))
+		goto out_put_slot;
+	if (xbb_gnt_reserve(ring, xr->gnts, xr->nr_segs))
+		goto out_release_ind;
+	return xr;
 
 out_release_ind:
-	xbb_gnt_release(ring, xr->ind, nind);
-out_teardown:
-	xbb_req_teardown(xr);
-out_starved:
-	ring->starved = true;
-	xbb_stat_inc(&ring->stats.map_retry);
-	return NULL;
+	xbb_gnt_release(ring, xr->ind, xr->nr_ind);
+out_put_slot:
+	xbb_slot_put(xr);
+	return ERR_PTR(-ENOMEM);
 }
 
 /*
@@ -269,98 +377,164 @@ static void xbb_ring_halt(struct xbb_ring *ring, RING_IDX rp)
 		       RING_SIZE(br));
 }
 
+/* What one pass took, for its trace point and its backoff. */
+struct xbb_pass_count {
+	unsigned int taken;	/* off the ring, refused ones included */
+	unsigned int rejected;	/* refused by xblk_req_check() */
+	bool took;		/* anything, off the ring or off the retry list */
+};
+
 /*
- * Take the requests put off (once their backoff is over), then every
- * request available.  Return: whether any was taken.
+ * Take the requests put off before, once their backoff is over.  Return:
+ * false if one must still wait: nothing newer may be taken then.
  */
-static bool xbb_ring_consume(struct xbb_ring *ring)
+static bool xbb_ring_take_retry(struct xbb_ring *ring, struct list_head *pass,
+				struct xbb_pass_count *cnt)
+{
+	if (list_empty(&ring->retry))
+		return true;
+	if (!xbb_ring_retry(ring, pass))
+		ring->intake = XBB_INTAKE_BACKOFF;
+	cnt->took = !list_empty(pass);
+	return ring->intake != XBB_INTAKE_BACKOFF;
+}
+
+/* Copy, check and take the requests published up to @rp, in order. */
+static void xbb_ring_take_new(struct xbb_ring *ring, RING_IDX rp,
+			      const struct xblk_req_limits *lim,
+			      struct list_head *pass,
+			      struct xbb_pass_count *cnt)
 {
 	struct blkif_back_ring *br = &ring->br.native;
-	struct xblk_req_limits lim;
-	unsigned int nr = 0, put_off = 0, taken = 0, rejected = 0;
-	struct list_head *pos;
-	LIST_HEAD(pass);
-	RING_IDX rc, rp;
-	bool took = false;
+	RING_IDX rc = br->req_cons;
 
-	ring->blocked = false;
-	if (ring->starved && time_before(jiffies, ring->retry_at)) {
-		ring->blocked = true;	/* backing off: nothing is set up */
-		return false;
-	}
-	ring->starved = false;
-	if (!list_empty(&ring->retry)) {
-		if (!xbb_ring_retry(ring, &pass))
-			ring->starved = true;
-		took = !list_empty(&pass);
-		if (ring->starved)
-			goto out_dispatch;
-	}
-	if (ring->halted)
-		goto out_dispatch;
-
-	rp = READ_ONCE(br->sring->req_prod);
-	virt_rmb(); /* see the requests up to rp */
-	rc = br->req_cons;
-	if (!xblk_req_prod_sane(rp, rc, br->rsp_prod_pvt, RING_SIZE(br))) {
-		xbb_ring_halt(ring, rp);
-		goto out_dispatch;
-	}
-
-	xbb_ring_limits(ring, &lim);
 	while (rc != rp) {
 		struct blkif_request req;
 		enum xblk_req_err err;
 		struct xbb_req *xr;
 
 		xbb_ring_copy_req(ring, rc, &req);
-		err = xblk_req_check(&req, &lim);
+		err = xblk_req_check(&req, lim);
 		if (err) {
 			br->req_cons = ++rc;
 			xbb_ring_reject(ring, &req, err);
-			taken++;
-			rejected++;
-			took = true;
+			cnt->taken++;
+			cnt->rejected++;
+			cnt->took = true;
 			continue;
 		}
 		xr = xbb_ring_take(ring, &req);
-		if (!xr) {
-			ring->blocked = true;
+		if (IS_ERR(xr)) {
+			ring->intake = PTR_ERR(xr) == -ENOSPC ?
+				       XBB_INTAKE_FULL : XBB_INTAKE_BACKOFF;
+			if (ring->intake == XBB_INTAKE_BACKOFF)
+				xbb_stat_inc(&ring->stats.map_retry);
 			xbb_stat_inc(&ring->stats.oo_req);
 			break;
 		}
 		br->req_cons = ++rc;
-		list_add_tail(&xr->node, &pass);
-		taken++;
-		took = true;
+		list_add_tail(&xr->node, pass);
+		cnt->taken++;
+		cnt->took = true;
 	}
+}
 
-out_dispatch:
+/*
+ * Read req_prod once and check it.  Return: false if the frontend broke
+ * the protocol (the ring is halted) or it was halted before.
+ */
+static bool xbb_ring_req_prod(struct xbb_ring *ring, RING_IDX *rp)
+{
+	struct blkif_back_ring *br = &ring->br.native;
+
+	if (ring->halted)
+		return false;
+	*rp = READ_ONCE(br->sring->req_prod);
+	virt_rmb(); /* see the requests up to rp */
+	if (!xblk_req_prod_sane(*rp, br->req_cons, br->rsp_prod_pvt,
+				RING_SIZE(br))) {
+		xbb_ring_halt(ring, *rp);
+		return false;
+	}
+	return true;
+}
+
+/* After a pass that put @put_off of its @nr requests off: the next delay. */
+static void xbb_ring_backoff(struct xbb_ring *ring, unsigned int nr,
+			     unsigned int put_off)
+{
+	if (put_off)
+		ring->intake = XBB_INTAKE_BACKOFF;
+	if (ring->intake != XBB_INTAKE_BACKOFF) {
+		ring->backoff = 0;
+		return;
+	}
+	/* The delay grows only while nothing at all can be set up. */
+	ring->backoff = xblk_backoff_next(nr > put_off ? 0 : ring->backoff,
+					  XBB_BACKOFF_MIN, XBB_BACKOFF_MAX);
+	ring->retry_at = jiffies + ring->backoff;
+}
+
+/*
+ * One pass: take the requests put off (once their backoff is over), then
+ * every request available; map and submit them (io.c).  Return: whether
+ * any was taken.
+ */
+static bool xbb_ring_consume(struct xbb_ring *ring)
+{
+	struct xbb_pass_count cnt = {};
+	unsigned int nr = 0, put_off = 0;
+	struct xblk_req_limits lim;
+	struct list_head *pos;
+	LIST_HEAD(pass);
+	RING_IDX rp;
+
+	/* Backing off: nothing is set up, the intake stays as it is. */
+	if (ring->intake == XBB_INTAKE_BACKOFF &&
+	    time_before(jiffies, ring->retry_at))
+		return false;
+	ring->intake = XBB_INTAKE_OPEN;
+	xbb_ring_limits(ring, &lim);
+	if (xbb_ring_take_retry(ring, &pass, &cnt) &&
+	    xbb_ring_req_prod(ring, &rp))
+		xbb_ring_take_new(ring, rp, &lim, &pass, &cnt);
+
 	list_for_each(pos, &pass)
 		nr++;
-	if (nr) {
-		put_off = xbb_io_dispatch(ring, &pass);
-		if (put_off)
-			ring->starved = true;
-	}
-	if (took) {
+	if (nr)
+		put_off = xbb_io_dispatch(ring, &pass, &lim);
+	if (cnt.took) {
 		xbb_stat_inc(&ring->stats.passes);
 		/* The pass: requests off the ring, then those put off before. */
-		trace_xblkback_consume(ring, taken, rejected,
-				       nr - (taken - rejected));
+		trace_xblkback_consume(ring, cnt.taken, cnt.rejected,
+				       nr - (cnt.taken - cnt.rejected));
 	}
-	if (ring->starved) {
-		/* The delay grows only while nothing at all can be set up. */
-		ring->blocked = true;
-		ring->backoff = xblk_backoff_next(nr > put_off ? 0 :
-						  ring->backoff,
-						  XBB_BACKOFF_MIN,
-						  XBB_BACKOFF_MAX);
-		ring->retry_at = jiffies + ring->backoff;
-	} else {
-		ring->backoff = 0;
+	xbb_ring_backoff(ring, nr, put_off);
+	return cnt.took;
+}
+
+/*
+ * Answer every finished request (io.c released its grants) and free its
+ * slot.  The responses are pushed at the end of the round.  Return: the
+ * number answered.
+ */
+static unsigned int xbb_ring_reap(struct xbb_ring *ring)
+{
+	struct xbb_req *xr, *tmp;
+	unsigned int n;
+	LIST_HEAD(done);
+
+	n = xbb_io_reap(ring, &done);
+	list_for_each_entry_safe(xr, tmp, &done, node) {
+		s16 status = READ_ONCE(xr->status);
+
+		list_del_init(&xr->node);
+		if (status != BLKIF_RSP_OKAY && !xr->refused)
+			xbb_stat_inc(&ring->stats.io_err);
+		xbb_ring_respond(ring, xr->id, xr->op, status);
+		xbb_slot_put(xr);
 	}
-	return took;
+	return n;
 }
 
 /* Tell xenbus.c when the backing device changed size (ring 0 only). */
@@ -398,33 +572,33 @@ static void xbb_ring_round(struct xbb_ring *ring, bool timed_out)
 	int more = 0;
 
 	xbb_qos_ring_apply(ring);
-	ring->more = false;
+	ring->next = XBB_NEXT_WAIT;
 	xbb_ring_check_size(ring);
-	xbb_io_reap(ring);
+	xbb_ring_reap(ring);
 	took = xbb_ring_consume(ring);
 	if (took && ring->idle_round && !event)
 		xbb_warn_rl(ring->be, "ring %u: found requests published without an event",
 			    ring->index);
-	reaped = xbb_io_reap(ring);
+	reaped = xbb_ring_reap(ring);
 	xbb_ring_push(ring);
 
-	ring->deferred = false;
-	if (ring->blocked && !ring->starved && reaped) {
+	if (ring->intake == XBB_INTAKE_FULL && reaped) {
 		/*
 		 * Completions reaped after the pass gave budget back: take
 		 * what waits now.  No completion and no event would come for
 		 * it (req_event is not re-armed while blocked): a well-behaved
 		 * frontend on a fast disk waited 5 s per request in the lab.
 		 */
-		ring->more = true;
-	} else if (!ring->blocked && !ring->halted) {
+		ring->next = XBB_NEXT_NOW;
+	} else if (ring->intake == XBB_INTAKE_OPEN && !ring->halted) {
 		if (ring->inflight && !timed_out && READ_ONCE(xbb_poll_inflight)) {
 			more = RING_HAS_UNCONSUMED_REQUESTS(&ring->br.native);
-			ring->deferred = !more;
+			ring->next = more ? XBB_NEXT_NOW : XBB_NEXT_POLL;
 		} else {
 			RING_FINAL_CHECK_FOR_REQUESTS(&ring->br.native, more);
+			if (more)
+				ring->next = XBB_NEXT_NOW;
 		}
-		ring->more = more;
 	}
 	/*
 	 * An event is spurious only if no request came since the last EOI: a
@@ -450,7 +624,8 @@ static void xbb_ring_round(struct xbb_ring *ring, bool timed_out)
 static bool xbb_ring_has_work(struct xbb_ring *ring)
 {
 	return test_bit(XBB_RING_EVENT, &ring->flags) ||
-	       test_bit(XBB_RING_TRIM, &ring->flags) || ring->more ||
+	       test_bit(XBB_RING_TRIM, &ring->flags) ||
+	       ring->next == XBB_NEXT_NOW ||
 	       !llist_empty(&ring->done) || kthread_should_stop();
 }
 
@@ -464,7 +639,7 @@ static void xbb_ring_drain(struct xbb_ring *ring)
 					     10 * HZ))
 			xbb_warn_rl(ring->be, "ring %u: still waiting for %u requests in flight",
 				    ring->index, ring->inflight);
-		xbb_io_reap(ring);
+		xbb_ring_reap(ring);
 	}
 	xbb_ring_push(ring);
 	xbb_gnt_free_all(ring);
@@ -509,29 +684,30 @@ static int xbb_ring_thread(void *arg)
 	ring->life = XBB_THREAD_RUNNING;
 	while (!kthread_should_stop()) {
 		long timeout = XBB_IDLE_TIMEOUT;
-		bool idle, polled = false, backing_off = ring->starved;
+		bool backing_off = ring->intake == XBB_INTAKE_BACKOFF;
+		bool idle, polled = false;
 
-		if (ring->starved)
+		if (backing_off)
 			timeout = max_t(long, 1, (long)(ring->retry_at - jiffies));
-		else if (ring->deferred)
+		else if (ring->next == XBB_NEXT_POLL)
 			timeout = XBB_POLL_TIMEOUT;
 		idle = !wait_event_idle_timeout(ring->wq,
 						xbb_ring_has_work(ring),
 						timeout);
 		if (kthread_should_stop())
 			break;
-		if (idle && ring->deferred) {
+		if (idle && ring->next == XBB_NEXT_POLL) {
 			polled = true;	/* not idle: nothing completed */
 			idle = false;
 		}
 		if (backing_off)
 			idle = false;	/* the backoff ended: not idle either */
-		if (idle && !ring->starved)
+		if (idle && ring->intake != XBB_INTAKE_BACKOFF)
 			ring->idle_round = true;
 		xbb_ring_round(ring, polled);
 		if (test_and_clear_bit(XBB_RING_TRIM, &ring->flags))
 			xbb_gnt_trim(ring, 0);
-		if (idle && !ring->starved) {
+		if (idle && ring->intake != XBB_INTAKE_BACKOFF) {
 			ring->idle_round = false;
 			xbb_ring_idle_check(ring);
 			if (!ring->inflight)
@@ -717,7 +893,7 @@ int xbb_ring_start(struct xbb_ring *ring)
 
 	lockdep_assert_held(&be->lock);
 	/* Requests may be waiting already (a ring resumed after a rebind). */
-	ring->more = true;
+	ring->next = XBB_NEXT_NOW;
 	ring->life = XBB_THREAD_NEW;
 	t = kthread_create(xbb_ring_thread, ring, "xbb.%u.%s.%u", be->domid,
 			   strrchr(be->xdev->nodename, '/') + 1, ring->index);

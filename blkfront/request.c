@@ -219,6 +219,31 @@ static void xbf_copy_back(struct request *rq)
 	}
 }
 
+/*
+ * Revoke the transient grants of @req's pages.  One the backend still maps
+ * cannot be revoked: its page is pinned (gnttab_end_foreign_access() lets
+ * it go once the backend does) and never lent again.  Return: whether one
+ * was still mapped.
+ */
+static bool xbf_revoke_lent(struct xbf_req *req)
+{
+	bool mapped = false;
+	unsigned int i;
+
+	for (i = 0; i < req->nr_segs; i++) {
+		struct xbf_gnt *g = req->gnt[i];
+
+		if (!gnttab_end_foreign_access_ref(g->ref)) {
+			get_page(g->lent);
+			gnttab_end_foreign_access(g->ref, g->lent);
+			g->ref = INVALID_GRANT_REF;
+			mapped = true;
+		}
+		g->lent = NULL;
+	}
+	return mapped;
+}
+
 /**
  * xbf_finish() - release what a request held, after its response
  * @ring: its ring
@@ -237,20 +262,11 @@ void xbf_finish(struct xbf_ring *ring, struct request *rq, s16 status)
 {
 	struct xbf_info *info = ring->info;
 	struct xbf_req *req = xbf_req(rq);
-	unsigned int i;
 
 	if (!xbf_copies(info)) {
-		for (i = 0; i < req->nr_segs; i++) {
-			struct xbf_gnt *g = req->gnt[i];
-
-			if (!gnttab_end_foreign_access_ref(g->ref)) {
-				get_page(g->lent);
-				gnttab_end_foreign_access(g->ref, g->lent);
-				g->ref = INVALID_GRANT_REF;
-				status = BLKIF_RSP_ERROR;
-				xbf_fail(info, "backend still maps a completed request's page");
-			}
-			g->lent = NULL;
+		if (xbf_revoke_lent(req)) {
+			status = BLKIF_RSP_ERROR;
+			xbf_fail(info, "backend still maps a completed request's page");
 		}
 	} else if (status == BLKIF_RSP_OKAY && req_op(rq) == REQ_OP_READ) {
 		xbf_copy_back(rq);
@@ -287,20 +303,9 @@ void xbf_finish(struct xbf_ring *ring, struct request *rq, s16 status)
 void xbf_abandon(struct xbf_ring *ring, struct request *rq)
 {
 	struct xbf_req *req = xbf_req(rq);
-	unsigned int i;
 
-	if (!xbf_copies(ring->info)) {
-		for (i = 0; i < req->nr_segs; i++) {
-			struct xbf_gnt *g = req->gnt[i];
-
-			if (!gnttab_end_foreign_access_ref(g->ref)) {
-				get_page(g->lent);
-				gnttab_end_foreign_access(g->ref, g->lent);
-				g->ref = INVALID_GRANT_REF;
-			}
-			g->lent = NULL;
-		}
-	}
+	if (!xbf_copies(ring->info))
+		xbf_revoke_lent(req);
 	/* Out of the pools for good: the entries stay in ring->data.all. */
 	req->nr_data = 0;
 	req->nr_indirect = 0;

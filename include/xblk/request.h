@@ -403,6 +403,51 @@ xblk_req_check_segs(const struct blkif_request_segment *seg,
 	return xblk_req_check_range(sector, total, lim);
 }
 
+/* READ, WRITE and FLUSH_DISKCACHE: the segments are in the request. */
+static inline enum xblk_req_err
+xblk_req_check_rw(const struct blkif_request *req,
+		  const struct xblk_req_limits *lim)
+{
+	struct blkif_request_segment seg[BLKIF_MAX_SEGMENTS_PER_REQUEST];
+	unsigned int nseg = req->u.rw.nr_segments;
+	bool flush = req->operation == BLKIF_OP_FLUSH_DISKCACHE;
+	u64 nr_sectors;
+
+	if (flush && !lim->flush)
+		return XBLK_REQ_NOT_OFFERED;
+	if (req->operation != BLKIF_OP_READ && lim->read_only)
+		return XBLK_REQ_READ_ONLY;
+	/* Only a flush may come without data. */
+	if ((!nseg && !flush) || nseg > BLKIF_MAX_SEGMENTS_PER_REQUEST)
+		return XBLK_REQ_BAD_NR_SEGS;
+	if (!nseg)
+		return XBLK_REQ_VALID;
+	/* Aligned copy: the request struct is packed. */
+	memcpy(seg, req->u.rw.seg, sizeof(seg));
+	return xblk_req_check_segs(seg, nseg, req->u.rw.sector_number, lim,
+				   &nr_sectors);
+}
+
+/* INDIRECT: its segments are checked once copied out of the pages. */
+static inline enum xblk_req_err
+xblk_req_check_indirect(const struct blkif_request *req,
+			const struct xblk_req_limits *lim)
+{
+	u8 op = req->u.indirect.indirect_op;
+	unsigned int nseg = req->u.indirect.nr_segments;
+
+	if (!lim->max_indirect_segs)
+		return XBLK_REQ_NOT_OFFERED;
+	if (op != BLKIF_OP_READ && op != BLKIF_OP_WRITE)
+		return XBLK_REQ_BAD_INDIRECT_OP;
+	if (op == BLKIF_OP_WRITE && lim->read_only)
+		return XBLK_REQ_READ_ONLY;
+	if (!nseg || nseg > lim->max_indirect_segs ||
+	    nseg > XBLK_MAX_INDIRECT_SEGS)
+		return XBLK_REQ_BAD_NR_SEGS;
+	return XBLK_REQ_VALID;
+}
+
 /**
  * xblk_req_check() - validate a decoded request
  * @req: private, decoded copy of the request
@@ -426,37 +471,11 @@ static inline enum xblk_req_err
 xblk_req_check(const struct blkif_request *req,
 	       const struct xblk_req_limits *lim)
 {
-	struct blkif_request_segment seg[BLKIF_MAX_SEGMENTS_PER_REQUEST];
-	unsigned int nseg;
-	u64 nr_sectors;
-
 	switch (req->operation) {
 	case BLKIF_OP_READ:
 	case BLKIF_OP_WRITE:
-		if (req->operation == BLKIF_OP_WRITE && lim->read_only)
-			return XBLK_REQ_READ_ONLY;
-		nseg = req->u.rw.nr_segments;
-		if (!nseg || nseg > BLKIF_MAX_SEGMENTS_PER_REQUEST)
-			return XBLK_REQ_BAD_NR_SEGS;
-		/* Aligned copy: the request struct is packed. */
-		memcpy(seg, req->u.rw.seg, sizeof(seg));
-		return xblk_req_check_segs(seg, nseg,
-					   req->u.rw.sector_number, lim,
-					   &nr_sectors);
 	case BLKIF_OP_FLUSH_DISKCACHE:
-		if (!lim->flush)
-			return XBLK_REQ_NOT_OFFERED;
-		if (lim->read_only)
-			return XBLK_REQ_READ_ONLY;
-		nseg = req->u.rw.nr_segments;
-		if (nseg > BLKIF_MAX_SEGMENTS_PER_REQUEST)
-			return XBLK_REQ_BAD_NR_SEGS;
-		if (!nseg)
-			return XBLK_REQ_VALID;
-		memcpy(seg, req->u.rw.seg, sizeof(seg));
-		return xblk_req_check_segs(seg, nseg,
-					   req->u.rw.sector_number, lim,
-					   &nr_sectors);
+		return xblk_req_check_rw(req, lim);
 	case BLKIF_OP_DISCARD:
 		if (!lim->discard)
 			return XBLK_REQ_NOT_OFFERED;
@@ -467,20 +486,7 @@ xblk_req_check(const struct blkif_request *req,
 		return xblk_req_check_range(req->u.discard.sector_number,
 					    req->u.discard.nr_sectors, lim);
 	case BLKIF_OP_INDIRECT:
-		if (!lim->max_indirect_segs)
-			return XBLK_REQ_NOT_OFFERED;
-		if (req->u.indirect.indirect_op != BLKIF_OP_READ &&
-		    req->u.indirect.indirect_op != BLKIF_OP_WRITE)
-			return XBLK_REQ_BAD_INDIRECT_OP;
-		if (req->u.indirect.indirect_op == BLKIF_OP_WRITE &&
-		    lim->read_only)
-			return XBLK_REQ_READ_ONLY;
-		nseg = req->u.indirect.nr_segments;
-		if (!nseg || nseg > lim->max_indirect_segs ||
-		    nseg > XBLK_MAX_INDIRECT_SEGS)
-			return XBLK_REQ_BAD_NR_SEGS;
-		/* Segments are checked once copied out of the indirect pages. */
-		return XBLK_REQ_VALID;
+		return xblk_req_check_indirect(req, lim);
 	case BLKIF_OP_WRITE_BARRIER:
 		return XBLK_REQ_NOT_OFFERED;
 	}

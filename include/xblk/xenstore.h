@@ -192,20 +192,6 @@ static inline bool xblk_is_pow2(u64 v)
 }
 
 /**
- * xblk_parse_be_info() - read and validate every backend key we use
- * @read: key reader for the backend's directory
- * @ctx: its context
- * @bi: result
- * @bad_key: on failure, the name of the offending key
- * @max_block: largest logical block size the caller supports
- *
- * Maxima the backend advertises (queues, ring order, indirect segments) are
- * clamped to ours: that is what a maximum means.  Values that describe the
- * disk must be well formed and in range, or the disk cannot be used safely.
- *
- * Return: 0, or a negative errno with *@bad_key set.
- */
-/**
  * xblk_parse_be_ring() - read the ring-related maxima a backend offers
  * @read: key reader for the backend's directory
  * @ctx: its context
@@ -345,21 +331,8 @@ static inline int xblk_parse_be_geometry(xblk_read_fn read, void *ctx,
 	return 0;
 }
 
-/**
- * xblk_parse_be_info() - read and validate every backend key we use
- * @read: key reader for the backend's directory
- * @ctx: its context
- * @bi: result
- * @bad_key: on failure, the name of the offending key
- * @max_block: largest logical block size the caller supports
- *
- * Maxima the backend advertises (queues, ring order, indirect segments) are
- * clamped to ours: that is what a maximum means.  Values that describe the
- * disk must be well formed and in range, or the disk cannot be used safely.
- *
- * Return: 0, or a negative errno with *@bad_key set.
- */
-static inline int xblk_parse_be_info(xblk_read_fn read, void *ctx,
+/* The disk itself: capacity, VDISK_* info, logical and physical block. */
+static inline int xblk_parse_be_disk(xblk_read_fn read, void *ctx,
 				     struct xblk_be_info *bi,
 				     const char **bad_key,
 				     unsigned int max_block)
@@ -389,16 +362,16 @@ static inline int xblk_parse_be_info(xblk_read_fn read, void *ctx,
 		return err;
 	/* A physical block smaller than the logical one means "unknown". */
 	bi->phys_sector_size = max_t(unsigned int, v, bi->sector_size);
+	return 0;
+}
 
-	err = xblk_parse_be_ring(read, ctx, &bi->max_queues,
-				 &bi->max_ring_order, bad_key);
-	if (err)
-		return err;
-	err = xblk_get_key(read, ctx, XBLK_KEY_MAX_INDIRECT, 0, 0, ~(u64)0, &v,
-			   bad_key);
-	if (err)
-		return err;
-	bi->max_indirect_segs = min_t(u64, v, XBLK_MAX_INDIRECT_SEGS);
+/* The feature-* flags, and discard's details when it is offered. */
+static inline int xblk_parse_be_features(xblk_read_fn read, void *ctx,
+					 struct xblk_be_info *bi,
+					 const char **bad_key)
+{
+	u64 v;
+	int err;
 
 	err = xblk_get_key(read, ctx, XBLK_KEY_PERSISTENT, 0, 0, 1, &v, bad_key);
 	if (err)
@@ -419,12 +392,49 @@ static inline int xblk_parse_be_info(xblk_read_fn read, void *ctx,
 	bi->discard_secure = false;
 	bi->discard_granularity = 0;
 	bi->discard_alignment = 0;
-	if (bi->discard) {
-		err = xblk_parse_be_discard(read, ctx, bi, bad_key);
-		if (err)
-			return err;
-	}
+	if (!bi->discard)
+		return 0;
+	return xblk_parse_be_discard(read, ctx, bi, bad_key);
+}
 
+/**
+ * xblk_parse_be_info() - read and validate every backend key we use
+ * @read: key reader for the backend's directory
+ * @ctx: its context
+ * @bi: result
+ * @bad_key: on failure, the name of the offending key
+ * @max_block: largest logical block size the caller supports
+ *
+ * Maxima the backend advertises (queues, ring order, indirect segments) are
+ * clamped to ours: that is what a maximum means.  Values that describe the
+ * disk must be well formed and in range, or the disk cannot be used safely.
+ * Keys are read in a fixed order; the first bad one is reported.
+ *
+ * Return: 0, or a negative errno with *@bad_key set.
+ */
+static inline int xblk_parse_be_info(xblk_read_fn read, void *ctx,
+				     struct xblk_be_info *bi,
+				     const char **bad_key,
+				     unsigned int max_block)
+{
+	u64 v;
+	int err;
+
+	err = xblk_parse_be_disk(read, ctx, bi, bad_key, max_block);
+	if (err)
+		return err;
+	err = xblk_parse_be_ring(read, ctx, &bi->max_queues,
+				 &bi->max_ring_order, bad_key);
+	if (err)
+		return err;
+	err = xblk_get_key(read, ctx, XBLK_KEY_MAX_INDIRECT, 0, 0, ~(u64)0, &v,
+			   bad_key);
+	if (err)
+		return err;
+	bi->max_indirect_segs = min_t(u64, v, XBLK_MAX_INDIRECT_SEGS);
+	err = xblk_parse_be_features(read, ctx, bi, bad_key);
+	if (err)
+		return err;
 	/* Geometry hints are optional; a bad hint is an error like any value. */
 	return xblk_parse_be_geometry(read, ctx, bi, bad_key);
 }

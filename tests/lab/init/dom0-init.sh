@@ -18,6 +18,8 @@ mkdir -p /dev/pts /dev/shm /run/lock /run/xen /run/xenstored /var/lib/xen /tmp
 mount -t devpts devpts /dev/pts
 mount -t tmpfs -o size=700m tmpfs /tmp
 mount -t configfs configfs /sys/kernel/config 2>/dev/null
+# xblkback's fault points (fail_map) live in debugfs
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 # devtmpfs has no /dev/fd or /dev/stdin: the hotplug scripts' locking.sh loops forever on
 # `stat -L /dev/stdin` without them (xl create then times out adding the disk)
 ln -sf /proc/self/fd /dev/fd

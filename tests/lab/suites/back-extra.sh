@@ -25,7 +25,7 @@
 #                    those blocks only, nothing hangs, the disk works again once healed
 #   rmmod            rmmod of either module is refused while a disk is attached, the disk
 #                    keeps working; after the detach both unload and reload
-#   mapfail-*        the fail_map test knob (fault injection) at 3: one page reservation or
+#   mapfail-*        the fail_map fault point (debugfs) at 3: one page reservation or
 #                    grant map batch in three fails "for now"; fio write+verify with 6 jobs
 #                    (4k/64k random, 1M sequential, 44 MiB) passes with no error, the
 #                    backend's map_retry grows and io_err/err_req do not; after the detach
@@ -429,7 +429,24 @@ mapfail_fio() {
 	--name=r64k --rw=randwrite --bs=64k --size=$((16 / d))M --iodepth=8 --offset=32M \
 	--name=s1m --rw=write --bs=1M --size=$((8 / d))M --iodepth=4 --numjobs=2 --offset=64M --offset_increment=16M"
 }
-FAIL_MAP=/sys/module/xblkback/parameters/fail_map
+# xblkback's fail_map fault point (debugfs, blkback/fault.c): a file taking N (1 in N fails)
+# on a kernel without CONFIG_FAULT_INJECTION (Debian's, the lab's), the fault-injection
+# framework's directory on one with it
+FAIL_MAP=/sys/kernel/debug/xblkback/fail_map
+
+# fail_map N: make 1 in N page reservations and grant map batches fail for now (0: none)
+fail_map() {
+	if [ -d $FAIL_MAP ]; then
+		if [ "$1" = 0 ]; then
+			echo 0 > $FAIL_MAP/probability
+		else
+			echo "$1" > $FAIL_MAP/interval && echo -1 > $FAIL_MAP/times &&
+				echo 100 > $FAIL_MAP/probability
+		fi
+	else
+		echo "$1" > $FAIL_MAP
+	fi
+}
 
 # fio_errs: the XLAB-FIO lines of the last g_run whose job had rc or err not 0 (none: empty)
 fio_errs() { grep -o 'XLAB-FIO [^ ]* rc=[^ ]* err=[^ ]*' "$G_OUT" | grep -v 'rc=0 err=0$'; }
@@ -444,8 +461,8 @@ c_mapfail() {   # FRONT [BACKEND-PARAMS...]
 	[[ " $* " == *" feature_persistent=0 "* ]] && div=2
 	[ "${XLAB_TIER:-}" != ci ] || div=$((div * 2))   # (CI's time: thousands of retries still)
 	be_use "$BACK" "$@" || return 1
-	[ -w $FAIL_MAP ] || { case_fail "no writable $FAIL_MAP"; return 1; }
-	echo 0 > $FAIL_MAP
+	[ -e $FAIL_MAP ] || { case_fail "no $FAIL_MAP (debugfs not mounted?)"; return 1; }
+	fail_map 0
 	fe_use "$G" "$fe" || return 1
 	no_leak "before" || return 1
 	disk_attach "$G" nullb0 xvdb || return 1
@@ -453,9 +470,9 @@ c_mapfail() {   # FRONT [BACKEND-PARAMS...]
 	e0="io_err=$(be_stat "$G" xvdb io_err) err_req=$(be_stat "$G" xvdb err_req)"
 	[ -n "$r0" ] || { case_fail "backend has no statistics/map_retry"; return 1; }
 	[ -n "${FI_q_errors:-}" ] && q0=$FI_q_errors
-	echo 3 > $FAIL_MAP || { case_fail "cannot set fail_map=3"; return 1; }
+	fail_map 3 || { case_fail "cannot set fail_map=3"; return 1; }
 	g_run -t 170 "$G" "$(mapfail_fio $div)"
-	echo 0 > $FAIL_MAP
+	fail_map 0
 	[ "$G_RC" = 0 ] && [ -z "$(fio_errs)" ] ||
 		case_fail "fio write+verify with fail_map=3: rc $G_RC $(fio_errs | tr '\n' ' ')$(g_out | grep -iE 'error|verify' | head -3 | tr '\n' '|' | cut -c1-300)"
 	iops=$(grep -o 'XLAB-FIO mapfail/r4k .*' "$G_OUT" | grep -o 'write_iops=[0-9]*' | cut -d= -f2 | tr '\n' '+')
@@ -479,7 +496,7 @@ c_mapfail() {   # FRONT [BACKEND-PARAMS...]
 	[ "$fe" = xblkfront ] || return 0
 	mapfail_destroy
 	n=$?
-	echo 0 > $FAIL_MAP
+	fail_map 0
 	return $n
 }
 
@@ -498,7 +515,7 @@ mapfail_destroy() {
 		{ guest_destroy "$q"; return 1; }
 	r0=$(cat "$dev/statistics/map_retry" 2>/dev/null)
 	w0=$(cat "$dev/statistics/wr_req" 2>/dev/null)
-	echo 1 > $FAIL_MAP
+	fail_map 1
 	# wait until requests are waiting: map_retry grows while no request completes
 	j=0
 	while [ $j -lt 20 ]; do
@@ -515,7 +532,7 @@ mapfail_destroy() {
 	j=0
 	while [ -e "$dev" ] && [ $j -lt 100 ]; do sleep 0.2; j=$((j + 1)); done
 	[ -e "$dev" ] && { case_fail "backend device ${dev##*/} still there 20 s after the destroy (fail_map=1)"; return 1; }
-	echo 0 > $FAIL_MAP
+	fail_map 0
 	j=0
 	while xenstore-exists "/local/domain/0/backend/vbd/$domid" 2>/dev/null && [ $j -lt 100 ]; do
 		sleep 0.2; j=$((j + 1))
@@ -691,7 +708,7 @@ if suite_begin; then
 	[ -f /extra/xblkfront.ko ] && want mapfail-ours && run_case mapfail-ours c_mapfail xblkfront feature_persistent=0
 	want mapfail-intree && long_only mapfail-intree && run_case mapfail-intree c_mapfail xen-blkfront
 	want mempressure && run_case mempressure c_mempressure "$([ -f /extra/xblkfront.ko ] && echo xblkfront || echo xen-blkfront)"
-	[ -w "$FAIL_MAP" ] && echo 0 > $FAIL_MAP
+	[ -e "$FAIL_MAP" ] && fail_map 0
 else
 	case_begin setup; case_fail "suite setup failed"; case_end
 fi
