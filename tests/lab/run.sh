@@ -547,5 +547,5 @@ boot_results() {
 	fi | grep -E '^XLAB-CASE [^ ]+/[^ ]+: (PASS|FAIL|SKIP)'
 }
 
-main "$@"
-exit $?
+# (one line: bash reads it whole before main runs, and nothing of this file after it)
+main "$@"; exit $?

@@ -470,4 +470,8 @@ bt_run() {
 	echo "XLAB-BT-BEGIN"
 	cat /tmp/bt.out
 	echo "XLAB-BT-END rc=$rc"
+	# what the skips depend on, from this kernel's own config
+	echo "XLAB-BT-KERNEL kernel=$(uname -r) $(for o in FAIL_MAKE_REQUEST DM_DUST; do
+		printf '%s=%s ' $o "$(sed -n "s/^CONFIG_$o=//p" /boot/config-"$(uname -r)" 2>/dev/null | grep . || echo n)"
+	done)"
 }

@@ -47,20 +47,34 @@ c_blktests() {
 	for t in $BT_TESTS; do
 		grep -q "^$t " "$LAB_TMP/bt.$pfx" || case_fail "$t: not in blktests' report"
 	done
+	grep -o 'XLAB-BT-KERNEL.*' "$G_OUT" > "$LAB_TMP/bt.kernel"
 	n=$(wc -l < "$LAB_TMP/bt.$pfx")
 	case_note "check exit $(sed -n 's/^XLAB-BT-END rc=//p' "$G_OUT"), $n tests reported"
 	# a failed test is its own case below; a wrong exit status alone is not a failure of ours
 }
 
+# bt_why TEST: why the guest lacks what TEST needs (a feature of the device or of the kernel
+# build, never a tool missing from the image), from the guest's XLAB-BT-KERNEL line
+bt_why() {
+	local k=$LAB_TMP/bt.kernel
+	case $1 in
+	block/007) echo "xvd disks have no poll queues (blkif has no polled completion)" ;;
+	block/036) echo "needs fault injection: $(grep -o 'kernel=[^ ]*' "$k") has CONFIG_$(grep -o 'FAIL_MAKE_REQUEST=[^ ]*' "$k"), so no /sys/kernel/debug/fail_make_request" ;;
+	dm/001) echo "blktests runs it from kernel 6.2 on; $(grep -o 'kernel=[^ ]*' "$k")" ;;
+	dm/002) echo "$(grep -o 'kernel=[^ ]*' "$k") has CONFIG_$(grep -o 'DM_DUST=[^ ]*' "$k")" ;;
+	esac
+}
+
 # bt_cases PREFIX: one case line per blktests test of that pair
 bt_cases() {
-	local pfx=$1 t st det
+	local pfx=$1 t st det why
 	for t in $BT_TESTS; do
 		read -r _ st det < <(grep "^$t " "$LAB_TMP/bt.$pfx" 2>/dev/null)
 		CASE="$pfx${t/\//-}"
+		why=$(bt_why "$t")
 		case ${st:-} in
 		passed) _case_line PASS "blktests $t${det:+ ($det)}" ;;
-		not-run) _case_line SKIP "blktests $t not run: ${det:-no reason given}" ;;
+		not-run) _case_line SKIP "blktests $t not run: ${det:-no reason given}${why:+ (why: $why)}" ;;
 		failed) _case_line FAIL "blktests $t failed: ${det:-no detail}" ;;
 		*) _case_line FAIL "blktests $t: no result" ;;
 		esac
