@@ -280,7 +280,7 @@ enum xbf_state {
  * @mutex protects @rings/@nr_rings setup and teardown, @gd creation and
  * deletion, @hq, @quiesced, @be, @neg, @timeout_fail and the @resize_*
  * fields.  The budget fields and @timeouts are atomics or read and written
- * with READ_ONCE/WRITE_ONCE; see mq.c.
+ * with READ_ONCE/WRITE_ONCE; see mq.c (@seq_score: xbf_seq_note(), ring.c).
  */
 struct xbf_info {
 	struct xenbus_device *xbdev;
@@ -384,7 +384,11 @@ int xbf_rings_alloc(struct xbf_info *info, unsigned int nr, unsigned int order);
 void xbf_rings_free(struct xbf_info *info);
 int xbf_rings_write_keys(struct xbf_info *info, struct xenbus_transaction xbt);
 int xbf_ring_pools_alloc(struct xbf_ring *ring);
-void xbf_ring_kick(struct xbf_ring *ring);
+bool xbf_slot_reserve(struct xbf_ring *ring);
+void xbf_slot_unreserve(struct xbf_ring *ring);
+bool xbf_ring_submit(struct xbf_ring *ring, struct request *rq,
+		     struct blkif_request *breq, unsigned int id, bool last);
+void xbf_commit(struct xbf_ring *ring);
 void xbf_ring_set_cpus(struct xbf_ring *ring, const struct cpumask *mask);
 void xbf_ring_stop(struct xbf_ring *ring);
 void xbf_ring_look(struct xbf_ring *ring);
@@ -402,11 +406,10 @@ bool xbf_grants_get(struct xbf_ring *ring, struct xbf_req *req,
 void xbf_grants_put(struct xbf_ring *ring, struct xbf_req *req);
 
 /* request.c */
-blk_status_t xbf_build(struct xbf_ring *ring, struct request *rq,
-		       struct blkif_request *breq);
+blk_status_t xbf_prep(struct xbf_ring *ring, struct request *rq,
+		      struct blkif_request *breq);
 void xbf_finish(struct xbf_ring *ring, struct request *rq, s16 status);
 void xbf_abandon(struct xbf_ring *ring, struct request *rq);
-unsigned int xbf_data_grants(const struct xbf_info *info, struct request *rq);
 
 /* mq.c */
 int xbf_disk_create(struct xbf_info *info);

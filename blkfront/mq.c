@@ -45,7 +45,6 @@
 #include <xblk/compat.h>
 
 #include "blkfront.h"
-#include "trace.h"
 
 static const struct block_device_operations xbf_fops = {
 	.owner = THIS_MODULE,
@@ -144,191 +143,13 @@ static int xbf_get_rq_budget_token(struct request *rq)
 	return xbf_req(rq)->budget ? 0 : -1;
 }
 
-/* Take grants and build the private ring request.  No ring lock held. */
-static blk_status_t xbf_prep(struct xbf_ring *ring, struct request *rq,
-			     struct blkif_request *breq)
-{
-	struct xbf_info *info = ring->info;
-	unsigned int nr_data, nr_ind = 0;
-	blk_status_t sts;
-
-	if (unlikely(READ_ONCE(info->state) != XBF_CONNECTED))
-		return BLK_STS_IOERR;
-
-	nr_data = xbf_data_grants(info, rq);
-	if (WARN_ON_ONCE(nr_data > info->neg.segs))
-		return BLK_STS_IOERR;
-	if (nr_data > BLKIF_MAX_SEGMENTS_PER_REQUEST)
-		nr_ind = xblk_indirect_frames(nr_data);
-	/*
-	 * BLK_STS_RESOURCE, not _DEV_RESOURCE: batched completions
-	 * (blk_mq_end_request_batch) skip blk-mq's SCHED_RESTART handling,
-	 * so a request turned away just as the last one completed could be
-	 * stranded (seen in the lab).  With _RESOURCE blk-mq also reruns the
-	 * queue after a short delay; the completion path reruns it at once.
-	 */
-	if (!xbf_grants_get(ring, xbf_req(rq), nr_data, nr_ind))
-		return BLK_STS_RESOURCE;
-
-	sts = xbf_build(ring, rq, breq);
-	if (sts != BLK_STS_OK)
-		xbf_finish(ring, rq, BLKIF_RSP_ERROR);
-	return sts;
-}
-
-/*
- * Reserve a ring slot before preparing a request, on a ring that can fill
- * up (xbf_ring.may_fill).  A refusal asks the completion path for a rerun;
- * the flag is set under the ring lock, so a completion either freed the
- * slot before we looked or sees the flag after.
- */
-static bool xbf_slot_reserve(struct xbf_ring *ring)
-{
-	struct blkif_front_ring *fr = &ring->front;
-	unsigned long flags;
-	bool ok;
-
-	spin_lock_irqsave(&ring->lock, flags);
-	ok = ring->broken || RING_FREE_REQUESTS(fr) > ring->reserved;
-	if (ok && !ring->broken) {
-		ring->reserved++;
-	} else if (!ok) {
-		spin_lock(&ring->pool_lock);
-		ring->need_rerun = true;
-		spin_unlock(&ring->pool_lock);
-	}
-	spin_unlock_irqrestore(&ring->lock, flags);
-	return ok;
-}
-
-static void xbf_slot_unreserve(struct xbf_ring *ring)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&ring->lock, flags);
-	if (ring->reserved)
-		ring->reserved--;
-	spin_unlock_irqrestore(&ring->lock, flags);
-}
-
-/*
- * Whether @rq continues one of the ring's recent requests: a sequential
- * stream, whose next bios merge into a request held back a little.
- * Random I/O gains nothing from waiting: the budget leaves it alone.
- * A request that ends where a recent one starts counts too: 6.1's plug
- * hands its requests to ->queue_rqs() last first, so the parts of one
- * large split bio arrive in descending order.
- */
-static void xbf_seq_note(struct xbf_ring *ring, struct request *rq)
-{
-	struct xbf_info *info = ring->info;
-	sector_t pos = blk_rq_pos(rq), end = pos + blk_rq_sectors(rq);
-	unsigned int i, next, score = READ_ONCE(info->seq_score);
-	bool hit = false;
-
-	lockdep_assert_held(&ring->lock);
-	if (end == pos)
-		return;
-	for (i = 0; i < XBF_SEQ_STREAMS; i++)
-		hit |= ring->seq_ends[i] == pos || ring->seq_starts[i] == end;
-	ring->seq_ends[ring->seq_next] = end;
-	ring->seq_starts[ring->seq_next] = pos;
-	ring->seq_next = (ring->seq_next + 1) % XBF_SEQ_STREAMS;
-	/*
-	 * Moving average over about 16 requests.  Every ring of the disk
-	 * writes it: skip the store when it does not change (steady random or
-	 * sequential I/O), so that the shared line is not dirtied per request.
-	 */
-	next = score - score / 16 + (hit ? XBF_SEQ_ONE / 16 : 0);
-	if (next != score)
-		WRITE_ONCE(info->seq_score, next);
-}
-
-/* Put a prepared request on the ring (not yet visible to the backend). */
-static bool xbf_ring_put(struct xbf_ring *ring, struct request *rq,
-			 struct blkif_request *breq, unsigned int id)
-{
-	struct blkif_front_ring *fr = &ring->front;
-	struct xbf_stats *st = ring->stats;
-
-	lockdep_assert_held(&ring->lock);
-	if (ring->may_fill && ring->reserved)
-		ring->reserved--;
-	if (unlikely(ring->broken)) {
-		st->ring_stopped++;
-		return false;
-	}
-	if (WARN_ON_ONCE(RING_FULL(fr) || id >= ring->nr_ids ||
-			 ring->inflight[id]))
-		return false;
-
-	breq->u.rw.id = id;	/* same offset in every variant */
-	*RING_GET_REQUEST(fr, fr->req_prod_pvt) = *breq;
-	fr->req_prod_pvt++;
-	ring->inflight[id] = rq;
-	xbf_req(rq)->sent = jiffies;
-	xbf_seq_note(ring, rq);
-
-	switch (req_op(rq)) {
-	case REQ_OP_READ:
-		st->reads++;
-		st->read_sectors += blk_rq_sectors(rq);
-		break;
-	case REQ_OP_WRITE:
-		st->writes++;
-		st->write_sectors += blk_rq_sectors(rq);
-		break;
-	case REQ_OP_FLUSH:
-		st->flushes++;
-		break;
-	default:
-		st->discards++;
-		break;
-	}
-	if (breq->operation == BLKIF_OP_INDIRECT)
-		st->indirect++;
-	trace_xblkfront_queue(ring, rq, id, xbf_req(rq)->nr_segs,
-			      breq->operation == BLKIF_OP_INDIRECT);
-	return true;
-}
-
-/* Make queued requests visible; Return: whether the backend needs a kick. */
-static bool xbf_ring_push(struct xbf_ring *ring)
-{
-	/* Only we write req_prod: what this push publishes. */
-	unsigned int batch = ring->front.req_prod_pvt -
-			     ring->front.sring->req_prod;
-	int notify;
-
-	lockdep_assert_held(&ring->lock);
-	RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&ring->front, notify);
-	if (notify)
-		ring->stats->notify_out++;
-	trace_xblkfront_push(ring, batch, notify);
-	return notify;
-}
-
-static void xbf_commit(struct xbf_ring *ring)
-{
-	unsigned long flags;
-	bool notify;
-
-	spin_lock_irqsave(&ring->lock, flags);
-	notify = xbf_ring_push(ring);
-	spin_unlock_irqrestore(&ring->lock, flags);
-	if (notify)
-		xbf_ring_kick(ring);
-}
-
 /* Queue one request; push and notify only if @last. */
 static blk_status_t xbf_queue_one(struct xbf_hq *hq, struct request *rq,
 				  bool last)
 {
 	struct xbf_ring *ring = hq->ring;
 	struct blkif_request breq = {};
-	unsigned long flags;
 	blk_status_t sts;
-	bool notify = false;
 
 	if (unlikely(ring->may_fill) && !xbf_slot_reserve(ring)) {
 		sts = BLK_STS_RESOURCE;
@@ -341,22 +162,12 @@ static blk_status_t xbf_queue_one(struct xbf_hq *hq, struct request *rq,
 		goto out_refused;
 	}
 
-	spin_lock_irqsave(&ring->lock, flags);
-	if (!xbf_ring_put(ring, rq, &breq, hq->id_base + rq->tag)) {
+	if (!xbf_ring_submit(ring, rq, &breq, hq->id_base + rq->tag, last)) {
 		/* A stopped ring: not started, the caller ends it. */
-		spin_unlock_irqrestore(&ring->lock, flags);
 		xbf_finish(ring, rq, BLKIF_RSP_ERROR);
 		xbf_budget_release(ring->info, rq);
 		return BLK_STS_IOERR;
 	}
-	/* Before the lock is dropped: the response path needs it. */
-	blk_mq_start_request(rq);
-	if (last)
-		notify = xbf_ring_push(ring);
-	spin_unlock_irqrestore(&ring->lock, flags);
-
-	if (notify)
-		xbf_ring_kick(ring);
 	return BLK_STS_OK;
 
 out_refused:

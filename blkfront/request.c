@@ -2,10 +2,11 @@
 /*
  * xblkfront: block requests to blkif requests, and back.
  *
- * Nothing here touches the shared ring or blk-mq state: xbf_build() fills
- * a private struct blkif_request that mq.c copies onto the ring under the
- * ring lock, and xbf_finish() releases what a request held once its
- * response has been validated.
+ * Nothing here touches the shared ring or blk-mq state: xbf_prep() takes
+ * a request's grants (grant.c) and fills a private struct blkif_request
+ * that ring.c copies onto the ring under the ring lock (xbf_ring_submit()),
+ * and xbf_finish() releases what a request held once its response has
+ * been validated.
  */
 #include <linux/blk-mq.h>
 #include <linux/highmem.h>
@@ -136,7 +137,8 @@ static int xbf_build_rw(struct xbf_ring *ring, struct request *rq,
  *
  * Return: the number of data segments; 0 for requests without data.
  */
-unsigned int xbf_data_grants(const struct xbf_info *info, struct request *rq)
+static unsigned int xbf_data_grants(const struct xbf_info *info,
+				    struct request *rq)
 {
 	switch (req_op(rq)) {
 	case REQ_OP_READ:
@@ -156,8 +158,8 @@ unsigned int xbf_data_grants(const struct xbf_info *info, struct request *rq)
  * Return: BLK_STS_OK, BLK_STS_NOTSUPP for an operation the backend did not
  * offer, or BLK_STS_IOERR if the request breaks the queue limits.
  */
-blk_status_t xbf_build(struct xbf_ring *ring, struct request *rq,
-		       struct blkif_request *breq)
+static blk_status_t xbf_build(struct xbf_ring *ring, struct request *rq,
+			      struct blkif_request *breq)
 {
 	struct xbf_info *info = ring->info;
 	struct xbf_req *req = xbf_req(rq);
@@ -194,6 +196,47 @@ blk_status_t xbf_build(struct xbf_ring *ring, struct request *rq,
 	req->op = breq->operation == BLKIF_OP_INDIRECT ?
 		  breq->u.indirect.indirect_op : breq->operation;
 	return BLK_STS_OK;
+}
+
+/**
+ * xbf_prep() - take grants and build the private ring request
+ * @ring: the ring it will go on
+ * @rq: the request
+ * @breq: the blkif request to fill (id is set by xbf_ring_submit())
+ *
+ * Context: any; no ring lock held (takes xbf_ring.pool_lock).
+ * Return: BLK_STS_OK; BLK_STS_RESOURCE when the ring's grants are spent;
+ * otherwise the request failed, with what it held released.
+ */
+blk_status_t xbf_prep(struct xbf_ring *ring, struct request *rq,
+		      struct blkif_request *breq)
+{
+	struct xbf_info *info = ring->info;
+	unsigned int nr_data, nr_ind = 0;
+	blk_status_t sts;
+
+	if (unlikely(READ_ONCE(info->state) != XBF_CONNECTED))
+		return BLK_STS_IOERR;
+
+	nr_data = xbf_data_grants(info, rq);
+	if (WARN_ON_ONCE(nr_data > info->neg.segs))
+		return BLK_STS_IOERR;
+	if (nr_data > BLKIF_MAX_SEGMENTS_PER_REQUEST)
+		nr_ind = xblk_indirect_frames(nr_data);
+	/*
+	 * BLK_STS_RESOURCE, not _DEV_RESOURCE: batched completions
+	 * (blk_mq_end_request_batch) skip blk-mq's SCHED_RESTART handling,
+	 * so a request turned away just as the last one completed could be
+	 * stranded (seen in the lab).  With _RESOURCE blk-mq also reruns the
+	 * queue after a short delay; the completion path reruns it at once.
+	 */
+	if (!xbf_grants_get(ring, xbf_req(rq), nr_data, nr_ind))
+		return BLK_STS_RESOURCE;
+
+	sts = xbf_build(ring, rq, breq);
+	if (sts != BLK_STS_OK)
+		xbf_finish(ring, rq, BLKIF_RSP_ERROR);
+	return sts;
 }
 
 /* Copy read data from our (persistent or bounce) pages into the request. */

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xblkfront: shared rings, event channels and the response path.
+ * xblkfront: shared rings, event channels, and both directions of the
+ * shared ring: requests are put on it and pushed here (xbf_ring_submit(),
+ * xbf_commit()), and responses consumed.  No other file writes it, and
+ * xbf_ring.lock is taken only here.
  *
  * The interrupt handler copies each response out of the shared ring once,
  * validates the copy (wire.h) and only then touches the request it names.
@@ -13,6 +16,7 @@
  * for its batch-mates waits at most XBF_IRQ_BATCH_WAIT_NS: a timer looks at
  * the ring then.
  */
+#include <linux/blk-mq.h>
 #include <linux/interrupt.h>
 #include <linux/slab.h>
 #include <xen/events.h>
@@ -179,6 +183,213 @@ static enum hrtimer_restart xbf_poll_timer(struct hrtimer *t)
 }
 
 /**
+ * xbf_slot_reserve() - reserve a ring slot before preparing a request
+ * @ring: a ring that can fill up (xbf_ring.may_fill)
+ *
+ * A refusal asks the completion path for a rerun; the flag is set under
+ * the ring lock, so a completion either freed the slot before we looked or
+ * sees the flag after.
+ *
+ * Context: any; takes xbf_ring.lock and xbf_ring.pool_lock.
+ * Return: true if a slot is reserved (or the ring is stopped: the request
+ * then fails in xbf_ring_submit()).
+ */
+bool xbf_slot_reserve(struct xbf_ring *ring)
+{
+	struct blkif_front_ring *fr = &ring->front;
+	unsigned long flags;
+	bool ok;
+
+	spin_lock_irqsave(&ring->lock, flags);
+	ok = ring->broken || RING_FREE_REQUESTS(fr) > ring->reserved;
+	if (ok && !ring->broken) {
+		ring->reserved++;
+	} else if (!ok) {
+		spin_lock(&ring->pool_lock);
+		ring->need_rerun = true;
+		spin_unlock(&ring->pool_lock);
+	}
+	spin_unlock_irqrestore(&ring->lock, flags);
+	return ok;
+}
+
+/**
+ * xbf_slot_unreserve() - give back a slot of xbf_slot_reserve()
+ * @ring: the ring, for a request that will not go on it
+ *
+ * Context: any; takes xbf_ring.lock.
+ */
+void xbf_slot_unreserve(struct xbf_ring *ring)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ring->lock, flags);
+	if (ring->reserved)
+		ring->reserved--;
+	spin_unlock_irqrestore(&ring->lock, flags);
+}
+
+/*
+ * Whether @rq continues one of the ring's recent requests: a sequential
+ * stream, whose next bios merge into a request held back a little.
+ * Random I/O gains nothing from waiting: the budget leaves it alone.
+ * A request that ends where a recent one starts counts too: 6.1's plug
+ * hands its requests to ->queue_rqs() last first, so the parts of one
+ * large split bio arrive in descending order.
+ */
+static void xbf_seq_note(struct xbf_ring *ring, struct request *rq)
+{
+	struct xbf_info *info = ring->info;
+	sector_t pos = blk_rq_pos(rq), end = pos + blk_rq_sectors(rq);
+	unsigned int i, next, score = READ_ONCE(info->seq_score);
+	bool hit = false;
+
+	lockdep_assert_held(&ring->lock);
+	if (end == pos)
+		return;
+	for (i = 0; i < XBF_SEQ_STREAMS; i++)
+		hit |= ring->seq_ends[i] == pos || ring->seq_starts[i] == end;
+	ring->seq_ends[ring->seq_next] = end;
+	ring->seq_starts[ring->seq_next] = pos;
+	ring->seq_next = (ring->seq_next + 1) % XBF_SEQ_STREAMS;
+	/*
+	 * Moving average over about 16 requests.  Every ring of the disk
+	 * writes it: skip the store when it does not change (steady random or
+	 * sequential I/O), so that the shared line is not dirtied per request.
+	 */
+	next = score - score / 16 + (hit ? XBF_SEQ_ONE / 16 : 0);
+	if (next != score)
+		WRITE_ONCE(info->seq_score, next);
+}
+
+/* Put a prepared request on the ring (not yet visible to the backend). */
+static bool xbf_ring_put(struct xbf_ring *ring, struct request *rq,
+			 struct blkif_request *breq, unsigned int id)
+{
+	struct blkif_front_ring *fr = &ring->front;
+	struct xbf_stats *st = ring->stats;
+
+	lockdep_assert_held(&ring->lock);
+	if (ring->may_fill && ring->reserved)
+		ring->reserved--;
+	if (unlikely(ring->broken)) {
+		st->ring_stopped++;
+		return false;
+	}
+	if (WARN_ON_ONCE(RING_FULL(fr) || id >= ring->nr_ids ||
+			 ring->inflight[id]))
+		return false;
+
+	breq->u.rw.id = id;	/* same offset in every variant */
+	*RING_GET_REQUEST(fr, fr->req_prod_pvt) = *breq;
+	fr->req_prod_pvt++;
+	ring->inflight[id] = rq;
+	xbf_req(rq)->sent = jiffies;
+	xbf_seq_note(ring, rq);
+
+	switch (req_op(rq)) {
+	case REQ_OP_READ:
+		st->reads++;
+		st->read_sectors += blk_rq_sectors(rq);
+		break;
+	case REQ_OP_WRITE:
+		st->writes++;
+		st->write_sectors += blk_rq_sectors(rq);
+		break;
+	case REQ_OP_FLUSH:
+		st->flushes++;
+		break;
+	default:
+		st->discards++;
+		break;
+	}
+	if (breq->operation == BLKIF_OP_INDIRECT)
+		st->indirect++;
+	trace_xblkfront_queue(ring, rq, id, xbf_req(rq)->nr_segs,
+			      breq->operation == BLKIF_OP_INDIRECT);
+	return true;
+}
+
+/* Make queued requests visible; Return: whether the backend needs a kick. */
+static bool xbf_ring_push(struct xbf_ring *ring)
+{
+	/* Only we write req_prod: what this push publishes. */
+	unsigned int batch = ring->front.req_prod_pvt -
+			     ring->front.sring->req_prod;
+	int notify;
+
+	lockdep_assert_held(&ring->lock);
+	RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&ring->front, notify);
+	if (notify)
+		ring->stats->notify_out++;
+	trace_xblkfront_push(ring, batch, notify);
+	return notify;
+}
+
+/**
+ * xbf_ring_kick() - notify the backend of new requests
+ * @ring: the ring, whose requests were pushed under its lock
+ *
+ * Context: called after dropping xbf_ring.lock.
+ */
+static void xbf_ring_kick(struct xbf_ring *ring)
+{
+	notify_remote_via_irq(ring->irq);
+}
+
+/**
+ * xbf_commit() - push a ring's queued requests, and notify the backend
+ * @ring: the ring, at the end of a batch
+ *
+ * Context: any; takes xbf_ring.lock, notifies after dropping it.
+ */
+void xbf_commit(struct xbf_ring *ring)
+{
+	unsigned long flags;
+	bool notify;
+
+	spin_lock_irqsave(&ring->lock, flags);
+	notify = xbf_ring_push(ring);
+	spin_unlock_irqrestore(&ring->lock, flags);
+	if (notify)
+		xbf_ring_kick(ring);
+}
+
+/**
+ * xbf_ring_submit() - put a prepared request on its ring, and start it
+ * @ring: the ring
+ * @rq: the request, prepared (xbf_prep())
+ * @breq: its private blkif request
+ * @id: its blkif id
+ * @last: the last of a batch: push, and notify the backend if it asks
+ *
+ * Context: any; takes xbf_ring.lock.
+ * Return: false if the ring is stopped: @rq is not started, the caller
+ * ends it.
+ */
+bool xbf_ring_submit(struct xbf_ring *ring, struct request *rq,
+		     struct blkif_request *breq, unsigned int id, bool last)
+{
+	unsigned long flags;
+	bool notify = false;
+
+	spin_lock_irqsave(&ring->lock, flags);
+	if (!xbf_ring_put(ring, rq, breq, id)) {
+		spin_unlock_irqrestore(&ring->lock, flags);
+		return false;
+	}
+	/* Before the lock is dropped: the response path needs it. */
+	blk_mq_start_request(rq);
+	if (last)
+		notify = xbf_ring_push(ring);
+	spin_unlock_irqrestore(&ring->lock, flags);
+
+	if (notify)
+		xbf_ring_kick(ring);
+	return true;
+}
+
+/**
  * xbf_ring_take_inflight() - take every request still waiting on a ring
  * @ring: the ring
  *
@@ -310,17 +521,6 @@ void xbf_ring_set_cpus(struct xbf_ring *ring, const struct cpumask *mask)
 	if (err)
 		dev_dbg(&ring->info->xbdev->dev, "%s: queue %u: irq affinity not set (%d)\n",
 			ring->info->name, ring->index, err);
-}
-
-/**
- * xbf_ring_kick() - notify the backend of new requests
- * @ring: the ring, whose requests were pushed under its lock
- *
- * Context: called after dropping xbf_ring.lock.
- */
-void xbf_ring_kick(struct xbf_ring *ring)
-{
-	notify_remote_via_irq(ring->irq);
 }
 
 static void xbf_ring_free(struct xbf_ring *ring)

@@ -13,7 +13,7 @@
  *                       status != 0 also counts in queue-N/errors
  *
  * op is the blkif operation (for an indirect request, the inner one).
- * Included twice by ring.c (CREATE_TRACE_POINTS), once by mq.c.
+ * Included twice by ring.c (CREATE_TRACE_POINTS), its only user.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM xblkfront
