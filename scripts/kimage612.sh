@@ -49,8 +49,10 @@ if [ ! -f "$root/.xblk-done" ]; then
 		fi
 		mkdir -p "$root.new"
 		dpkg-deb -x "$tmp"/"$pkg"_*.deb "$root.new"
-		[ -f "$root.new/boot/vmlinuz-$kver" ] && [ -d "$root.new/lib/modules/$kver" ] ||
-			{ echo "kimage612: $pkg has no boot/vmlinuz-$kver or lib/modules/$kver" >&2; exit 2; }
+		if [ ! -f "$root.new/boot/vmlinuz-$kver" ] || [ ! -d "$root.new/lib/modules/$kver" ]; then
+			echo "kimage612: $pkg has no boot/vmlinuz-$kver or lib/modules/$kver" >&2
+			exit 2
+		fi
 		depmod -b "$root.new" "$kver"
 		rm -rf "$tmp"
 		mv "$root.new" "$root"
