@@ -7,8 +7,8 @@
 #                                      also available: back-extra stress bench bench-wall hostile
 #                                      hostile-back restore lifecycle
 #
-# Installs missing Debian packages, builds our modules against the 6.1 headers matching the
-# kernel image the lab boots, builds the images into tests/lab/out/, boots Xen once per suite
+# Installs missing Debian packages, builds our modules against the headers matching the kernel
+# image each side boots (6.1 by default), builds the images into tests/lab/out/, boots Xen once per suite
 # and prints one line per case
 #     XLAB-CASE <suite>/<case>: PASS|FAIL|SKIP <detail>
 # then "N passed, N failed" alone on the last line. Exit 0 iff nothing failed (and something
@@ -18,6 +18,9 @@
 #   XLAB_CASES=a,b          run only these cases (data-case suites)
 #   XLAB_OPTS="k=v ..."     passed to the dom0 suites as XLAB_<K> (e.g. "front=xen-blkfront
 #                           runtime=20" for the demo on the in-tree frontend, 20 s per job);
+#                           dom0_kernel=6.12, guest_kernel=6.12: that side boots bookworm-
+#                           backports' 6.12 (scripts/kimage612.sh) instead of 6.1, with our
+#                           modules built against its headers (README.md "Kernels");
 #                           tier=ci: make test's cut (long-only cases skipped, smaller fio
 #                           runs; README.md "CI's time"); hotplug=stock: Xen's own disk
 #                           hotplug script instead of init/hotplug-block
