@@ -28,7 +28,7 @@ PROBE_DIR	= $(ROOT)/build/probe/$(subst /,_,$(abspath $(KDIR)))
 AUTOCONF	= $(PROBE_DIR)/xblk_autoconf.h
 KBUILD_ARGS	= -C $(KDIR) M=$(ROOT) XBLK_ROOT=$(ROOT) XBLK_AUTOCONF=$(AUTOCONF)
 
-.PHONY: all modules clean probe check style matrix test-unit test test-long lab-demo test-faults test-faults-long bench deps
+.PHONY: all modules clean probe check style matrix test-unit test test-long lab-demo test-faults test-faults-long test-k612 bench deps
 
 all: modules
 
@@ -69,6 +69,9 @@ test-faults:
 
 test-faults-long:
 	scripts/test-faults.sh --long
+
+test-k612:
+	scripts/test-k612.sh
 
 bench:
 	scripts/bench.sh

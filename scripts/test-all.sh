@@ -14,6 +14,8 @@
 #           against the in-tree ones
 #   faults  scripts/test-faults.sh: hostile peers, faults, detach and
 #           save/restore in the lab (short cycle counts)
+#   lab612  (--long only) scripts/test-k612.sh: the lab on bookworm-backports'
+#           6.12 kernel, both sides, then 6.1/6.12 mixed pairs
 #   package scripts/test-package.sh: build the xblk-dkms package, install it
 #           here, DKMS-build for 6.1 and 6.12, check modinfo, purge it and
 #           check nothing is left (last: it installs on this machine)
@@ -21,7 +23,8 @@
 # scripts/test-all.sh --long (make test-long) runs the long variants
 # instead: the fuzz targets 600 s each (make -C tests/unit fuzz-long), the
 # lab demo suite besides front and back, blktests (tests/lab suite
-# blktests), test-faults.sh --long, and the
+# blktests), test-faults.sh --long, the lab on the 6.12 kernel (stage
+# lab612, scripts/test-k612.sh), and the
 # package stage with a lab boot on the DKMS-built modules; it is
 # far beyond CI's budget (several hours), so its budget is 6 h.
 #
@@ -36,7 +39,7 @@
 # env: XBLK_TEST_BUDGET  seconds the whole run may take (default 5100: CI
 #                        stops a run at 5400 s)
 #      XBLK_STAGES       stages to run (default "deps unit style matrix lab
-#                        faults package")
+#                        faults package"; --long: "... faults lab612 package")
 set -uo pipefail
 
 long=
@@ -50,7 +53,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 2
 budget=${XBLK_TEST_BUDGET:-${long:+21600}}
 budget=${budget:-5100}
-stages=${XBLK_STAGES:-deps unit style matrix lab faults package}
+stages=${XBLK_STAGES:-deps unit style matrix lab faults ${long:+lab612 }package}
 logdir=$root/build/test-all
 mkdir -p "$logdir"
 
@@ -159,6 +162,10 @@ for s in $stages; do
 		else
 			skip faults "no scripts/test-faults.sh"
 		fi ;;
+	lab612)	# (the lab on 6.12: three lab runs, five boots, ~45-60 min)
+		XLAB_OPTS="${XLAB_OPTS:+$XLAB_OPTS }tier=$([ -n "$long" ] && echo long || echo ci)" \
+		XLAB_TOTAL_TIMEOUT=${XLAB_TOTAL_TIMEOUT:-$(lab_guard)} \
+			stage lab612 7200 scripts/test-k612.sh ;;
 	package) if [ -n "$long" ]; then
 			# and a lab boot on the modules DKMS built (suite "dkms")
 			XBLK_PKG_LAB=1 stage package 1500 scripts/test-package.sh

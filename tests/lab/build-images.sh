@@ -11,10 +11,20 @@
 # to the domU, xblkback.ko and the test-only xblkhostileback.ko to dom0, all under /extra).
 #
 # usage: build-images.sh KVER       env: OUT (default tests/lab/out)
+# KVER is dom0's kernel. The guest may boot another one (run.sh's guest_kernel=6.12):
+#   XLAB_GUEST_KVER      the guest's kernel release (default KVER)
+#   XLAB_DOM0_ROOT, XLAB_GUEST_ROOT   the root each side's boot/vmlinuz-<kver> and
+#                        lib/modules/<kver> are under (default "": the host's /; the 6.12 tree
+#                        is unpacked by scripts/kimage612.sh and read with modprobe -d)
+#   XLAB_GUEST_MODULES   where the guest's xblkfront.ko & co are (default $OUT/modules)
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 KVER=${1:?usage: build-images.sh KVER}
 OUT=${OUT:-$HERE/out}
+DOM0_ROOT=${XLAB_DOM0_ROOT:-}
+GKVER=${XLAB_GUEST_KVER:-$KVER}
+GUEST_ROOT=${XLAB_GUEST_ROOT:-}
+GMODS=${XLAB_GUEST_MODULES:-$OUT/modules}
 XENVER=4.17
 XENBIN=/usr/lib/xen-$XENVER/bin
 QEMU_XEN=/usr/libexec/xen-qemu-system-i386   # from qemu-system-xen; libxl's default DM path
@@ -22,13 +32,15 @@ mkdir -p "$OUT"
 
 log() { echo "[build-images] $*" >&2; }
 
-for f in /boot/vmlinuz-"$KVER" /boot/xen-$XENVER-amd64.gz $XENBIN/xl $QEMU_XEN /bin/busybox \
+for f in "$DOM0_ROOT/boot/vmlinuz-$KVER" "$GUEST_ROOT/boot/vmlinuz-$GKVER" /boot/xen-$XENVER-amd64.gz $XENBIN/xl $QEMU_XEN /bin/busybox \
 	 /usr/bin/fio /sbin/mke2fs /usr/sbin/blkdiscard /usr/sbin/dmsetup; do
 	[ -e "$f" ] || { echo "missing $f: install the packages (run.sh does it)" >&2; exit 2; }
 done
 
 zcat /boot/xen-$XENVER-amd64.gz > "$OUT/xen"
-cp /boot/vmlinuz-"$KVER" "$OUT/vmlinuz"
+cp "$DOM0_ROOT/boot/vmlinuz-$KVER" "$OUT/vmlinuz"
+cp "$GUEST_ROOT/boot/vmlinuz-$GKVER" "$OUT/vmlinuz-guest"
+echo "dom0 $KVER${DOM0_ROOT:+ from $DOM0_ROOT}, guest $GKVER${GUEST_ROOT:+ from $GUEST_ROOT}" > "$OUT/kernels"
 
 # ---------------------------------------------------------------- helpers
 # Copy executables/libraries at their canonical (usr-merged) path plus every library ldd
@@ -84,18 +96,21 @@ busybox_links() {
 	done
 }
 
+# copy_modules ROOT KVER MROOT MODULE...: MODULE and its dependencies from the module tree of
+# KVER under MROOT ("" = the host's) to the same path in ROOT, plus KVER's builtin lists; then
+# ROOT's own depmod index
 copy_modules() {
-	local root=$1 m line
-	shift
+	local root=$1 kver=$2 mroot=$3 m line
+	shift 3
 	for m in "$@"; do
 		while read -r line; do
 			set -- $line
-			[ "$1" = insmod ] && install -D -m 0644 "$2" "$root$2"
-		done < <(modprobe -S "$KVER" --show-depends "$m")
+			[ "$1" = insmod ] && install -D -m 0644 "$2" "$root${2#"$mroot"}"
+		done < <(modprobe ${mroot:+-d "$mroot"} -S "$kver" --show-depends "$m")
 	done
-	cp /lib/modules/"$KVER"/modules.order /lib/modules/"$KVER"/modules.builtin* \
-		"$root/usr/lib/modules/$KVER/" 2>/dev/null || true
-	depmod -b "$root" "$KVER"
+	cp "$mroot/lib/modules/$kver"/modules.order "$mroot/lib/modules/$kver"/modules.builtin* \
+		"$root/usr/lib/modules/$kver/" 2>/dev/null || true
+	depmod -b "$root" "$kver"
 }
 
 # dkms_modules ROOT MODULE...: with XLAB_DKMS_DIR set (run.sh, XLAB_MODULES=dkms), the modules
@@ -132,8 +147,8 @@ blktests_payload() {
 	copy_bins "$root" /usr/bin/udevadm
 	ln -sf gawk "$root/usr/bin/awk"
 	mkdir -p "$root/boot"
-	cp /boot/config-"$KVER" "$root/boot/"
-	copy_modules "$root" dm-mod
+	cp "$GUEST_ROOT/boot/config-$GKVER" "$root/boot/"
+	copy_modules "$root" "$GKVER" "$GUEST_ROOT" dm-mod
 }
 
 mkcpio() { (cd "$1" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0); }
@@ -157,11 +172,11 @@ for t in fsck.ext4 fsck.ext2; do ln -sf e2fsck "$D/usr/sbin/$t"; done
 [ -f /etc/mke2fs.conf ] && cp /etc/mke2fs.conf "$D/etc/"
 xenstore_links "$D"
 busybox_links "$D"
-copy_modules "$D" xen-blkfront ext4 kyber-iosched bfq   # (mq-deadline is built in)
-[ -f "$OUT/modules/xblkfront.ko" ] && cp "$OUT/modules/xblkfront.ko" "$D/extra/"
+copy_modules "$D" "$GKVER" "$GUEST_ROOT" xen-blkfront ext4 kyber-iosched bfq   # (mq-deadline is built in)
+[ -f "$GMODS/xblkfront.ko" ] && cp "$GMODS/xblkfront.ko" "$D/extra/"
 dkms_modules "$D" xblkfront
 # the hostile test frontend (tests/hostile, suite "hostile")
-[ -f "$OUT/modules/xblkhostile.ko" ] && cp "$OUT/modules/xblkhostile.ko" "$D/extra/"
+[ -f "$GMODS/xblkhostile.ko" ] && cp "$GMODS/xblkhostile.ko" "$D/extra/"
 # the acknowledged-writes writer/checker of suites/lifecycle.sh (static: no library to copy)
 gcc -O2 -Wall -static -o "$D/usr/bin/xlab-ackw" "$HERE/tools/xlab-ackw.c"
 # the kernel tick profiler's reader (bench with XLAB_OPTS=kprof=1), in both images
@@ -180,15 +195,23 @@ log "domU initramfs $(du -h "$OUT/payload/domU.cpio" | cut -f1)"
 # domU kernel: the vmlinux ELF (libxenguest would otherwise xz-decompress the bzImage in dom0
 # user space, ~5 s per xl create under TCG)
 # (xz --single-stream stops early and tail gets SIGPIPE: ignore the pipeline status, check ELF)
-off=$(perl -0777 -ne 'print index($_, "\xfd7zXZ\x00")' "$OUT/vmlinuz")
+# 6.1's payload is xz, 6.12's zstd (zstd then complains about the bytes after its frame: the
+# ELF check below decides)
+rm -f "$OUT/payload/vmlinux" "$OUT/payload/vmlinuz"
+off=$(perl -0777 -ne 'print index($_, "\xfd7zXZ\x00")' "$OUT/vmlinuz-guest")
 if [ "$off" -gt 0 ]; then
-	tail -c +$((off + 1)) "$OUT/vmlinuz" | xz -dc --single-stream > "$OUT/payload/vmlinux" 2>/dev/null || true
+	tail -c +$((off + 1)) "$OUT/vmlinuz-guest" | xz -dc --single-stream > "$OUT/payload/vmlinux" 2>/dev/null || true
+else
+	off=$(perl -0777 -ne 'print index($_, "\x28\xb5\x2f\xfd")' "$OUT/vmlinuz-guest")
+	if [ "$off" -gt 0 ]; then
+		tail -c +$((off + 1)) "$OUT/vmlinuz-guest" | zstd -dcq > "$OUT/payload/vmlinux" 2>/dev/null || true
+	fi
 fi
 if head -c 4 "$OUT/payload/vmlinux" 2>/dev/null | grep -q ELF; then
 	DOMU_KERNEL=vmlinux
 else
 	log "no xz payload in vmlinuz, the domU boots the bzImage"
-	rm -f "$OUT/payload/vmlinux"; cp "$OUT/vmlinuz" "$OUT/payload/vmlinuz"; DOMU_KERNEL=vmlinuz
+	rm -f "$OUT/payload/vmlinux"; cp "$OUT/vmlinuz-guest" "$OUT/payload/vmlinuz"; DOMU_KERNEL=vmlinuz
 fi
 
 # ---------------------------------------------------------------- small domU (suite "many")
@@ -202,8 +225,8 @@ if [ -n "${XLAB_SMALL_GUEST:-}" ]; then
 	copy_bins "$S" /usr/bin/bash /usr/bin/xenstore /usr/bin/timeout
 	xenstore_links "$S"
 	busybox_links "$S"
-	copy_modules "$S" xen-blkfront
-	[ -f "$OUT/modules/xblkfront.ko" ] && cp "$OUT/modules/xblkfront.ko" "$S/extra/"
+	copy_modules "$S" "$GKVER" "$GUEST_ROOT" xen-blkfront
+	[ -f "$GMODS/xblkfront.ko" ] && cp "$GMODS/xblkfront.ko" "$S/extra/"
 	install -m 0755 "$D/usr/bin/xlab-ackw" "$S/usr/bin/xlab-ackw"
 	install -m 0755 "$HERE/init/domU-init.sh" "$S/init"
 	install -m 0644 "$HERE/lib/guest.sh" "$S/lab/guest.sh"
@@ -230,15 +253,15 @@ cp /etc/xen/xl.conf "$R/etc/xen/"
 # QEMU as xen-block (qdisk) backend: keymaps and data files it may look up
 mkdir -p "$R/usr/share/qemu"
 cp -a /usr/share/qemu/keymaps "$R/usr/share/qemu/" 2>/dev/null || true
-copy_modules "$R" xenfs xen-evtchn xen-gntdev xen-gntalloc xen-privcmd xen-blkback null_blk loop dm-mod bfq
+copy_modules "$R" "$KVER" "$DOM0_ROOT" xenfs xen-evtchn xen-gntdev xen-gntalloc xen-privcmd xen-blkback null_blk loop dm-mod bfq
 [ -f "$OUT/modules/xblkback.ko" ] && cp "$OUT/modules/xblkback.ko" "$R/extra/"
 dkms_modules "$R" xblkback
 # test-only: the hostile backend of suites/hostile-back.sh
 [ -f "$OUT/modules/xblkhostileback.ko" ] && cp "$OUT/modules/xblkhostileback.ko" "$R/extra/"
 [ -f "$OUT/modules/xlabprobe.ko" ] && cp "$OUT/modules/xlabprobe.ko" "$R/extra/"
-# xblkfront.ko in dom0 too: only so that suites can see it was built
-[ -f "$OUT/modules/xblkfront.ko" ] && cp "$OUT/modules/xblkfront.ko" "$R/extra/"
-[ -f "$OUT/modules/xblkhostile.ko" ] && cp "$OUT/modules/xblkhostile.ko" "$R/extra/"
+# xblkfront.ko in dom0 too: only so that suites can see it was built (the guest's build)
+[ -f "$GMODS/xblkfront.ko" ] && cp "$GMODS/xblkfront.ko" "$R/extra/"
+[ -f "$GMODS/xblkhostile.ko" ] && cp "$GMODS/xblkhostile.ko" "$R/extra/"
 install -m 0755 "$OUT/xlab-kprof" "$R/usr/bin/xlab-kprof"
 # the bench suite's CPU-time reader (tests/bench/xlab-cputime.c): linked against the
 # libxenctrl that xl uses (its headers are not installed: the source declares what it calls).
@@ -258,6 +281,7 @@ install -m 0644 "$HERE/lib/dom0.sh" "$HERE/lib/cases.sh" "$R/lab/"
 mkdir -p "$R/lab/suites"
 install -m 0644 "$HERE"/suites/*.sh "$R/lab/suites/"
 [ -f "$OUT/build-info" ] && cp "$OUT/build-info" "$R/lab/build-info"
+cp "$OUT/kernels" "$R/lab/kernels"
 mkdir -p "$R/guest"
 cp "$OUT/payload/$DOMU_KERNEL" "$R/guest/"
 cp "$OUT/payload/domU.cpio" "$R/guest/domU.cpio"

@@ -7,8 +7,8 @@
 #                                      also available: back-extra stress bench bench-wall hostile
 #                                      hostile-back restore lifecycle qos blktests migrate many
 #
-# Installs missing Debian packages, builds our modules against the 6.1 headers matching the
-# kernel image the lab boots, builds the images into tests/lab/out/, boots Xen once per suite
+# Installs missing Debian packages, builds our modules against the headers matching the kernel
+# image each side boots (6.1 by default), builds the images into tests/lab/out/, boots Xen once per suite
 # and prints one line per case
 #     XLAB-CASE <suite>/<case>: PASS|FAIL|SKIP <detail>
 # then "N passed, N failed" alone on the last line. Exit 0 iff nothing failed (and something
@@ -18,6 +18,9 @@
 #   XLAB_CASES=a,b          run only these cases (data-case suites)
 #   XLAB_OPTS="k=v ..."     passed to the dom0 suites as XLAB_<K> (e.g. "front=xen-blkfront
 #                           runtime=20" for the demo on the in-tree frontend, 20 s per job);
+#                           dom0_kernel=6.12, guest_kernel=6.12: that side boots bookworm-
+#                           backports' 6.12 (scripts/kimage612.sh) instead of 6.1, with our
+#                           modules built against its headers (README.md "Kernels");
 #                           tier=ci: make test's cut (long-only cases skipped, smaller fio
 #                           runs; README.md "CI's time"); hotplug=stock: Xen's own disk
 #                           hotplug script instead of init/hotplug-block
@@ -163,7 +166,24 @@ inner() {
 		KVER=$(pick_kver) || { echo "no 6.1 kernel image with matching headers" >&2; exit 2; }
 	fi
 	KDIR=/lib/modules/$KVER/build
-	say "kernel $KVER (headers $KDIR)"
+	# dom0_kernel / guest_kernel (XLAB_OPTS): 6.1 (default: the kernel just picked) or 6.12
+	# (bookworm-backports, unpacked into the cache by scripts/kimage612.sh, never installed).
+	# Each side boots its own kernel with its own module tree and our modules built against
+	# its headers: with two series, out/modules is dom0's set and out/modules-guest the guest's.
+	DOM0_SERIES=$(xlab_str dom0_kernel 6.1)
+	GUEST_SERIES=$(xlab_str guest_kernel 6.1)
+	kernel_series dom0 "$DOM0_SERIES" || exit 2
+	kernel_series guest "$GUEST_SERIES" || exit 2
+	if [ "$DOM0_SERIES" != 6.1 ] || [ "$GUEST_SERIES" != 6.1 ]; then
+		[ "${XLAB_MODULES:-build}" = build ] ||
+			{ echo "XLAB_MODULES=$XLAB_MODULES: only with the 6.1 kernel on both sides" >&2; exit 2; }
+	fi
+	KVER=$DOM0_KVER KDIR=$DOM0_KDIR
+	if [ "$GUEST_KVER" = "$DOM0_KVER" ]; then
+		say "kernel $KVER (headers $KDIR)"
+	else
+		say "dom0 kernel $KVER (headers $KDIR), guest kernel $GUEST_KVER (headers $GUEST_KDIR)"
+	fi
 
 	# -------------------------------------------------------------- one lab at a time
 	# Two QEMUs on 2 cores slow each other ~10x: every lab run holds this lock around build+boot
@@ -181,8 +201,17 @@ inner() {
 	done
 
 	# -------------------------------------------------------------- build
+	GUEST_MODS=$OUT/modules
+	[ "$GUEST_KVER" != "$KVER" ] && GUEST_MODS=$OUT/modules-guest
 	if [ -z "${XLAB_NO_BUILD:-}" ]; then
-		build_modules
+		rm -f "$OUT/build-info"
+		build_modules "$KVER" "$KDIR" "$OUT/src" "$OUT/modules"
+		rm -rf "$OUT/modules-guest" "$OUT/src-guest"
+		if [ "$GUEST_MODS" != "$OUT/modules" ]; then
+			local rc0=$BUILD_RC
+			build_modules "$GUEST_KVER" "$GUEST_KDIR" "$OUT/src-guest" "$GUEST_MODS"
+			[ "$rc0" != 0 ] && BUILD_RC=$rc0
+		fi
 	else
 		BUILD_RC=0
 		say "XLAB_NO_BUILD: using $(ls "$OUT/modules" 2>/dev/null | tr '\n' ' ')"
@@ -211,7 +240,10 @@ inner() {
 	# suite "many": a small guest image too (16 guests must fit in memory)
 	SMALL_GUEST=
 	[[ " ${SUITES[*]} " == *" many "* ]] && SMALL_GUEST=1
-	XLAB_SMALL_GUEST=$SMALL_GUEST XLAB_BLKTESTS=$BLKTESTS_DIR XLAB_DKMS_DIR=$DKMS_DIR OUT=$OUT "$HERE/build-images.sh" "$KVER" > "$OUT/images.log" 2>&1 ||
+	XLAB_SMALL_GUEST=$SMALL_GUEST XLAB_BLKTESTS=$BLKTESTS_DIR \
+		XLAB_DKMS_DIR=$DKMS_DIR OUT=$OUT XLAB_DOM0_ROOT=$DOM0_ROOT XLAB_GUEST_KVER=$GUEST_KVER \
+		XLAB_GUEST_ROOT=$GUEST_ROOT XLAB_GUEST_MODULES=$GUEST_MODS \
+		"$HERE/build-images.sh" "$KVER" > "$OUT/images.log" 2>&1 ||
 		{ tail -20 "$OUT/images.log"; echo "image build failed" >&2; exit 2; }
 	say "images built ($((SECONDS - T0)) s so far)"
 
@@ -362,6 +394,29 @@ xlab_opt() {
 	echo "$2"
 }
 
+# xlab_str KEY DEFAULT: the value of KEY=VALUE in XLAB_OPTS, or DEFAULT
+xlab_str() {
+	local w v=$2
+	for w in ${XLAB_OPTS:-}; do [ "${w%%=*}" = "$1" ] && v=${w#*=}; done
+	echo "$v"
+}
+
+# kernel_series SIDE SERIES: the kernel SIDE (dom0, guest) boots: sets <SIDE>_KVER, _ROOT (the
+# root its /boot and /lib/modules are under: "" for the host's own 6.1) and _KDIR (headers)
+kernel_series() {
+	local side=${1^^} k r d
+	case $2 in
+	6.1) k=$KVER r= d=/lib/modules/$KVER/build ;;
+	6.12)
+		read -r k r d < <("$REPO/scripts/kimage612.sh") && [ -n "$k" ] ||
+			{ echo "no 6.12 kernel for the $1 (scripts/kimage612.sh)" >&2; return 1; } ;;
+	*) echo "${1}_kernel=$2: 6.1 or 6.12" >&2; return 1 ;;
+	esac
+	printf -v "${side}_KVER" %s "$k"
+	printf -v "${side}_ROOT" %s "$r"
+	printf -v "${side}_KDIR" %s "$d"
+}
+
 foreign_qemu() { pgrep -x qemu-system-x86_64 2>/dev/null | head -1; }
 
 # suite_clock SUITE: the clock SUITE boots on: XLAB_CLOCK if set, else icount for the bench,
@@ -384,12 +439,15 @@ clock_args() {
 	fi
 }
 
+# build_modules KVER KDIR SRC DEST: our modules (and the test-only ones) built against KDIR into
+# DEST, each checked to have KVER's vermagic.
 # Built in a private copy of the work tree (tracked + untracked, not ignored files) so that we
 # neither see nor disturb other people's build products in the shared checkout.
 build_modules() {
-	local src=$OUT/src rc m
-	rm -rf "$src" "$OUT/modules"
-	mkdir -p "$src" "$OUT/modules"
+	local KVER=$1 KDIR=$2 src=$3 dest=$4 rc m info=
+	[ "$dest" != "$OUT/modules" ] && info=-guest
+	rm -rf "$src" "$dest"
+	mkdir -p "$src" "$dest"
 	if git -C "$REPO" rev-parse >/dev/null 2>&1; then
 		(cd "$REPO" && git ls-files -co --exclude-standard -z |
 			tar --null -T - --ignore-failed-read -cf - 2>/dev/null) | tar -xf - -C "$src"
@@ -397,49 +455,57 @@ build_modules() {
 		(cd "$REPO" && tar --exclude=./tests/lab/out -cf - .) | tar -xf - -C "$src"
 	fi
 	say "make -C <copy of repo> KDIR=$KDIR"
-	make -C "$src" KDIR="$KDIR" -j"$(nproc)" > "$OUT/build.log" 2>&1
+	make -C "$src" KDIR="$KDIR" -j"$(nproc)" > "$OUT/build$info.log" 2>&1
 	rc=$?
 	BUILD_RC=$rc
 	# the hostile test frontend (suite "hostile"): its own make, so that it can never break
 	# the drivers' build; a failure only means that suite has no module
 	if [ -f "$src/tests/hostile/Makefile" ]; then
-		make -C "$src/tests/hostile" KDIR="$KDIR" > "$OUT/build-hostile.log" 2>&1 ||
-			say "tests/hostile build failed, see $OUT/build-hostile.log"
+		make -C "$src/tests/hostile" KDIR="$KDIR" > "$OUT/build-hostile$info.log" 2>&1 ||
+			say "tests/hostile build failed, see $OUT/build-hostile$info.log"
 	fi
 	# the hostile test backend (suite "hostile-back"), likewise
 	if [ -f "$src/tests/hostile-back/Makefile" ]; then
-		make -C "$src/tests/hostile-back" KDIR="$KDIR" > "$OUT/build-hostile-back.log" 2>&1 ||
-			say "tests/hostile-back build failed, see $OUT/build-hostile-back.log"
+		make -C "$src/tests/hostile-back" KDIR="$KDIR" > "$OUT/build-hostile-back$info.log" 2>&1 ||
+			say "tests/hostile-back build failed, see $OUT/build-hostile-back$info.log"
 	fi
 	# the dom0 probes (workqueue latency, memory fragmentation), likewise
 	if [ -f "$src/tests/probe/Makefile" ]; then
-		make -C "$src/tests/probe" KDIR="$KDIR" > "$OUT/build-probe.log" 2>&1 ||
-			say "tests/probe build failed, see $OUT/build-probe.log"
+		make -C "$src/tests/probe" KDIR="$KDIR" > "$OUT/build-probe$info.log" 2>&1 ||
+			say "tests/probe build failed, see $OUT/build-probe$info.log"
 	fi
 	for m in blkfront/xblkfront.ko blkback/xblkback.ko tests/hostile/xblkhostile.ko \
 		tests/hostile-back/xblkhostileback.ko tests/probe/xlabprobe.ko; do
 		[ -f "$src/$m" ] || continue
-		cp "$src/$m" "$OUT/modules/"
+		cp "$src/$m" "$dest/"
 		if [ "$(modinfo -F vermagic "$src/$m" | cut -d' ' -f1)" != "$KVER" ]; then
 			echo "vermagic of $m is not $KVER" >&2; exit 2
 		fi
 	done
 	{
-		echo "commit=$(git -C "$REPO" describe --always --dirty 2>/dev/null || echo none)"
-		echo "kver=$KVER"
-		echo "make_rc=$rc"
-		echo "modules=$(cd "$OUT/modules" && ls 2>/dev/null | tr '\n' ' ')"
-	} > "$OUT/build-info"
+		if [ ! -s "$OUT/build-info" ]; then
+			echo "commit=$(git -C "$REPO" describe --always --dirty 2>/dev/null || echo none)"
+			echo "kver=$KVER"
+			echo "make_rc=$rc"
+			echo "modules=$(cd "$dest" && ls 2>/dev/null | tr '\n' ' ')"
+		else
+			echo "guest_kver=$KVER"
+			echo "guest_make_rc=$rc"
+			echo "guest_modules=$(cd "$dest" && ls 2>/dev/null | tr '\n' ' ')"
+		fi
+	} >> "$OUT/build-info"
 	if [ $rc != 0 ]; then
-		say "module build failed (rc=$rc), last lines of $OUT/build.log:"
-		tail -15 "$OUT/build.log" | sed 's/^/    /'
+		say "module build failed (rc=$rc), last lines of $OUT/build$info.log:"
+		tail -15 "$OUT/build$info.log" | sed 's/^/    /'
 	fi
-	say "built: $(ls "$OUT/modules" | tr '\n' ' ')"
+	say "built for $KVER: $(ls "$dest" | tr '\n' ' ')"
 }
 
 # requirements of a suite: our module, or a SKIP/FAIL line explaining why it is missing
 need_module() {   # SUITE DIR KO
-	[ -f "$OUT/modules/$3" ] && return 0
+	local d=$OUT/modules
+	case $3 in xblkfront.ko | xblkhostile.ko) d=$GUEST_MODS ;; esac
+	[ -f "$d/$3" ] && return 0
 	if [ ! -f "$REPO/$2/Kbuild" ] && [ ! -f "$REPO/$2/Makefile" ]; then
 		echo "XLAB-CASE $1/all: SKIP $3 not built ($2/ has no Kbuild yet)"
 	else

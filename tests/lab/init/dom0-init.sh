@@ -48,6 +48,8 @@ for a in $(cat /proc/cmdline); do
 	esac
 done
 say "init: kernel $(uname -r), $(nproc) vcpus, suites=$SUITES"
+# which kernels this boot runs (run.sh: dom0_kernel, guest_kernel), on the terminal too
+[ -f /lab/kernels ] && echo "XLAB-INFO kernels: $(cat /lab/kernels)"
 
 # ---- Xen control plane (order matters: xenfs, xenstored, xen-init-dom0, xenconsoled)
 for m in xenfs xen-evtchn xen-gntdev xen-gntalloc xen-privcmd; do
