@@ -24,8 +24,7 @@
 # instead: the fuzz targets 600 s each (make -C tests/unit fuzz-long), the
 # lab demo suite besides front and back, blktests and 16 guests on one
 # dom0 (tests/lab suites blktests, many), test-faults.sh --long, the lab
-# on the 6.12 kernel (stage
-# lab612, scripts/test-k612.sh), and the
+# on the 6.12 kernel (stage lab612, scripts/test-k612.sh), and the
 # package stage with a lab boot on the DKMS-built modules; it is
 # far beyond CI's budget (several hours), so its budget is 6 h.
 #
