@@ -35,16 +35,20 @@ declare -A TGT
 # mem_kib: dom0's MemFree and Slab (KiB)
 mem_kib() { awk '/^MemFree:/{f=$2} /^Slab:/{s=$2} END{print f, s}' /proc/meminfo; }
 
-# slices_shared: N dm-linear slices of nullb0 (memory-backed, 1 GiB: backing_setup)
+# slices_shared: N dm-linear slices of nullb0 (memory-backed, 1 GiB: backing_setup), by their
+# /dev/dm-N nodes (no udev here: nothing makes /dev/mapper/NAME)
 slices_shared() {
-	local i sz n
+	local i sz n d
 	sz=$(($(blockdev --getsz /dev/nullb0) / N))
 	for i in $(seq 1 "$N"); do
 		n=many$i
 		dmsetup info "$n" > /dev/null 2>&1 ||
 			dmsetup create --noudevsync "$n" --table "0 $sz linear /dev/nullb0 $(((i - 1) * sz))" ||
 			return 1
-		TGT[m$i]=/dev/mapper/$n
+		for d in /sys/block/dm-*; do
+			[ "$(cat "$d/dm/name" 2>/dev/null)" = "$n" ] && TGT[m$i]=/dev/${d##*/}
+		done
+		[ -b "${TGT[m$i]:-/nonexistent}" ] || { log "no block device for dm $n"; return 1; }
 	done
 }
 
