@@ -13,7 +13,9 @@
  * ring size, so a request with a tag always has a slot.  After a restore
  * onto a backend that offers fewer queues or smaller rings, the tag set
  * stays as it was: hardware queues then share rings (each with its own
- * id_base) and a request may find its ring full (struct xbf_ring.reserved).
+ * id_base) and a request may find its ring full: it is turned away with
+ * BLK_STS_RESOURCE and the ring's next responses rerun the queue
+ * (struct xbf_ring.slot_starved).
  */
 #ifndef XBLKFRONT_H
 #define XBLKFRONT_H
@@ -150,16 +152,17 @@ struct xbf_hq {
  * struct xbf_ring - one shared ring, one hardware queue
  * @info: the disk
  * @index: queue number
- * @lock: protects @front, @inflight, @reserved, @broken, @work_since_eoi
+ * @lock: protects @front, @inflight, @slot_starved, @broken, @work_since_eoi
  *	  and the @stats counters
  * @front: the front end of the shared ring
  * @inflight: request of each outstanding id, NULL when free
  * @nr_slots: ring size
  * @nr_ids: number of ids (entries of @inflight): @nr_slots, or more when
  *	    hardware queues share the ring or the tag set is deeper than it
- * @may_fill: @nr_ids > @nr_slots: dispatch must reserve a slot first
+ * @may_fill: @nr_ids > @nr_slots: a prepared request can find it full
  * @shared: several hardware queues use this ring
- * @reserved: slots promised to requests being prepared (@may_fill only)
+ * @slot_starved: a request was turned away from the full ring; the next
+ *		  responses rerun the queue (@may_fill only)
  * @ring_refs: grant references of the ring pages
  * @sring: the shared ring pages
  * @evtchn: event channel to the backend
@@ -170,7 +173,7 @@ struct xbf_hq {
  * @seq_ends: where the last XBF_SEQ_STREAMS requests put on the ring end
  * @seq_starts: and where they start
  * @seq_next: the entry of @seq_ends to overwrite next
- * @pool_lock: protects @data, @indirect and @need_rerun
+ * @pool_lock: protects @data, @indirect and @need_rerun (grant.c)
  * @data: persistent data grants (with pages) or references for bio pages
  * @indirect: indirect descriptor frames (with pages)
  * @need_rerun: a request was turned away for lack of grants
@@ -190,7 +193,7 @@ struct xbf_ring {
 	unsigned int nr_ids;
 	bool may_fill;
 	bool shared;
-	unsigned int reserved;
+	bool slot_starved;
 	bool broken;
 	bool work_since_eoi;
 	sector_t seq_ends[XBF_SEQ_STREAMS];
@@ -384,10 +387,9 @@ int xbf_rings_alloc(struct xbf_info *info, unsigned int nr, unsigned int order);
 void xbf_rings_free(struct xbf_info *info);
 int xbf_rings_write_keys(struct xbf_info *info, struct xenbus_transaction xbt);
 int xbf_ring_pools_alloc(struct xbf_ring *ring);
-bool xbf_slot_reserve(struct xbf_ring *ring);
-void xbf_slot_unreserve(struct xbf_ring *ring);
-bool xbf_ring_submit(struct xbf_ring *ring, struct request *rq,
-		     struct blkif_request *breq, unsigned int id, bool last);
+blk_status_t xbf_ring_submit(struct xbf_ring *ring, struct request *rq,
+			     struct blkif_request *breq, unsigned int id,
+			     bool last);
 void xbf_commit(struct xbf_ring *ring);
 void xbf_ring_set_cpus(struct xbf_ring *ring, const struct cpumask *mask);
 void xbf_ring_stop(struct xbf_ring *ring);
@@ -404,11 +406,13 @@ unsigned int xbf_pool_size(const struct xblk_negotiated *neg);
 bool xbf_grants_get(struct xbf_ring *ring, struct xbf_req *req,
 		    unsigned int nr_data, unsigned int nr_indirect);
 void xbf_grants_put(struct xbf_ring *ring, struct xbf_req *req);
+bool xbf_grants_put_list(struct xbf_ring *ring, struct xbf_req *list);
 
 /* request.c */
 blk_status_t xbf_prep(struct xbf_ring *ring, struct request *rq,
 		      struct blkif_request *breq);
 void xbf_finish(struct xbf_ring *ring, struct request *rq, s16 status);
+bool xbf_finish_list(struct xbf_ring *ring, struct xbf_req *list);
 void xbf_abandon(struct xbf_ring *ring, struct request *rq);
 
 /* mq.c */
@@ -421,7 +425,8 @@ void xbf_timeout_work(struct work_struct *work);
 bool xbf_disk_kill(struct xbf_info *info);
 void xbf_disk_drain(struct xbf_info *info);
 void xbf_fail_inflight(struct xbf_info *info);
-void xbf_complete_list(struct xbf_ring *ring, struct xbf_req *list);
+void xbf_complete_list(struct xbf_ring *ring, struct xbf_req *list,
+		       bool rerun);
 void xbf_budget_set_max(struct xbf_info *info, unsigned int max);
 void xbf_ring_rerun(struct xbf_ring *ring);
 unsigned int xbf_disk_suspend(struct xbf_info *info);

@@ -176,25 +176,12 @@ bool xbf_grants_get(struct xbf_ring *ring, struct xbf_req *req,
 	return true;
 }
 
-/**
- * xbf_grants_put() - return a request's grants to the pools
- * @ring: the ring
- * @req: the request
- *
- * Transient data grants must already be revoked (request.c does that).
- * Restarts the hardware queue if a request was waiting for grants.
- *
- * Context: any; takes xbf_ring.pool_lock.
- */
-void xbf_grants_put(struct xbf_ring *ring, struct xbf_req *req)
+/* Give @req's grants back to the pools (pool_lock held). */
+static void xbf_grants_return(struct xbf_ring *ring, struct xbf_req *req)
 {
 	unsigned int i, n = req->nr_data + req->nr_indirect;
-	unsigned long flags;
-	bool rerun;
 
-	if (!n)
-		return;
-	spin_lock_irqsave(&ring->pool_lock, flags);
+	lockdep_assert_held(&ring->pool_lock);
 	for (i = 0; i < n; i++) {
 		struct xbf_gnt *g = req->gnt[i];
 
@@ -209,12 +196,66 @@ void xbf_grants_put(struct xbf_ring *ring, struct xbf_req *req)
 			ring->indirect.nr_free++;
 		}
 	}
-	rerun = ring->need_rerun;
-	ring->need_rerun = false;
-	spin_unlock_irqrestore(&ring->pool_lock, flags);
-
 	req->nr_data = 0;
 	req->nr_indirect = 0;
+}
+
+/* Whether a request was turned away for grants since the last call. */
+static bool xbf_grants_take_rerun(struct xbf_ring *ring)
+{
+	bool rerun = ring->need_rerun;
+
+	lockdep_assert_held(&ring->pool_lock);
+	ring->need_rerun = false;
+	return rerun;
+}
+
+/**
+ * xbf_grants_put() - return one request's grants to the pools
+ * @ring: the ring
+ * @req: the request, which is not going to the backend (again)
+ *
+ * Transient data grants must already be revoked (request.c does that).
+ * Restarts the hardware queue if a request was waiting for grants.
+ *
+ * Context: any; takes xbf_ring.pool_lock.
+ */
+void xbf_grants_put(struct xbf_ring *ring, struct xbf_req *req)
+{
+	unsigned long flags;
+	bool rerun;
+
+	if (!req->nr_data && !req->nr_indirect)
+		return;
+	spin_lock_irqsave(&ring->pool_lock, flags);
+	xbf_grants_return(ring, req);
+	rerun = xbf_grants_take_rerun(ring);
+	spin_unlock_irqrestore(&ring->pool_lock, flags);
 	if (rerun)
 		xbf_ring_rerun(ring);
+}
+
+/**
+ * xbf_grants_put_list() - return the grants of completed requests
+ * @ring: the ring
+ * @list: requests chained through xbf_req.next, NULL terminated, their
+ *	  transient grants already revoked
+ *
+ * One pass under xbf_ring.pool_lock for the whole batch.  The caller
+ * reruns the queue (after ending the requests) if this says so.
+ *
+ * Context: any; takes xbf_ring.pool_lock.
+ * Return: whether a request was turned away for lack of grants.
+ */
+bool xbf_grants_put_list(struct xbf_ring *ring, struct xbf_req *list)
+{
+	unsigned long flags;
+	bool rerun;
+
+	spin_lock_irqsave(&ring->pool_lock, flags);
+	for (; list; list = list->next)
+		xbf_grants_return(ring, list);
+	rerun = xbf_grants_take_rerun(ring);
+	spin_unlock_irqrestore(&ring->pool_lock, flags);
+	return rerun;
 }

@@ -151,22 +151,14 @@ static blk_status_t xbf_queue_one(struct xbf_hq *hq, struct request *rq,
 	struct blkif_request breq = {};
 	blk_status_t sts;
 
-	if (unlikely(ring->may_fill) && !xbf_slot_reserve(ring)) {
-		sts = BLK_STS_RESOURCE;
-		goto out_refused;
-	}
 	sts = xbf_prep(ring, rq, &breq);
-	if (sts != BLK_STS_OK) {
-		if (ring->may_fill)
-			xbf_slot_unreserve(ring);
+	if (sts != BLK_STS_OK)
 		goto out_refused;
-	}
-
-	if (!xbf_ring_submit(ring, rq, &breq, hq->id_base + rq->tag, last)) {
-		/* A stopped ring: not started, the caller ends it. */
+	sts = xbf_ring_submit(ring, rq, &breq, hq->id_base + rq->tag, last);
+	if (sts != BLK_STS_OK) {
+		/* Not started: a full ring turns it away, a stopped one fails it. */
 		xbf_finish(ring, rq, BLKIF_RSP_ERROR);
-		xbf_budget_release(ring->info, rq);
-		return BLK_STS_IOERR;
+		goto out_refused;
 	}
 	return BLK_STS_OK;
 
@@ -289,28 +281,28 @@ void xbf_ring_rerun(struct xbf_ring *ring)
 }
 
 /**
- * xbf_complete_list() - complete requests whose responses were validated
+ * xbf_complete_list() - end requests whose responses were validated
  * @ring: their ring
- * @list: chained through xbf_req.next, NULL terminated
+ * @list: chained through xbf_req.next, NULL terminated, already released
+ *	  (xbf_finish_list())
+ * @rerun: a request was turned away for lack of grants or ring slots
  *
- * Completes what it can as one batch, then reruns the hardware queue once
- * if a request had been turned away for lack of grants, and all of the
- * disk's queues if one had been refused dispatch budget.
+ * Ends what it can as one batch, then reruns the hardware queue once if
+ * @rerun, and all of the disk's queues if a request had been refused
+ * dispatch budget.
  *
  * Context: interrupt or process context, no ring lock held.
  */
-void xbf_complete_list(struct xbf_ring *ring, struct xbf_req *list)
+void xbf_complete_list(struct xbf_ring *ring, struct xbf_req *list,
+		       bool rerun)
 {
 	DEFINE_IO_COMP_BATCH(iob);
 	struct xbf_req *req, *next;
-	unsigned long flags;
-	bool rerun;
 
 	for (req = list; req; req = next) {
 		struct request *rq = xbf_rq(req);
 
 		next = req->next;
-		xbf_finish(ring, rq, req->rsp_status);
 		xbf_budget_release(ring->info, rq);
 		if (!blk_mq_add_to_batch(rq, &iob, req->status != BLK_STS_OK,
 					 xbf_complete_batch))
@@ -319,10 +311,6 @@ void xbf_complete_list(struct xbf_ring *ring, struct xbf_req *list)
 	if (iob.complete)
 		iob.complete(&iob);
 
-	spin_lock_irqsave(&ring->pool_lock, flags);
-	rerun = ring->need_rerun;
-	ring->need_rerun = false;
-	spin_unlock_irqrestore(&ring->pool_lock, flags);
 	if (!ring->hctx)
 		return;
 	if (rerun)

@@ -5,8 +5,8 @@
  * Nothing here touches the shared ring or blk-mq state: xbf_prep() takes
  * a request's grants (grant.c) and fills a private struct blkif_request
  * that ring.c copies onto the ring under the ring lock (xbf_ring_submit()),
- * and xbf_finish() releases what a request held once its response has
- * been validated.
+ * and xbf_finish_list() releases what answered requests held, once ring.c
+ * has validated their responses and before mq.c ends them.
  */
 #include <linux/blk-mq.h>
 #include <linux/highmem.h>
@@ -287,21 +287,12 @@ static bool xbf_revoke_lent(struct xbf_req *req)
 	return mapped;
 }
 
-/**
- * xbf_finish() - release what a request held, after its response
- * @ring: its ring
- * @rq: the request
- * @status: BLKIF_RSP_* status of the (validated) response, or
- *	    BLKIF_RSP_ERROR when the request is failed locally
- *
- * Revokes transient grants.  A grant the backend still maps cannot be
- * revoked: its bio page is pinned until the backend lets go, the request
- * fails and the disk is put into the error state, since a backend that
- * answers while still mapping the data is broken.
- *
- * Context: any (called from the interrupt handler).
+/*
+ * Release what @rq lent the backend and set its block status from the
+ * response: transient grants are revoked, read data copied out of our
+ * pages.  Its grants themselves go back to the pools after this.
  */
-void xbf_finish(struct xbf_ring *ring, struct request *rq, s16 status)
+static void xbf_release(struct xbf_ring *ring, struct request *rq, s16 status)
 {
 	struct xbf_info *info = ring->info;
 	struct xbf_req *req = xbf_req(rq);
@@ -314,7 +305,6 @@ void xbf_finish(struct xbf_ring *ring, struct request *rq, s16 status)
 	} else if (status == BLKIF_RSP_OKAY && req_op(rq) == REQ_OP_READ) {
 		xbf_copy_back(rq);
 	}
-	xbf_grants_put(ring, req);
 
 	switch (status) {
 	case BLKIF_RSP_OKAY:
@@ -327,6 +317,51 @@ void xbf_finish(struct xbf_ring *ring, struct request *rq, s16 status)
 		req->status = BLK_STS_IOERR;
 		break;
 	}
+}
+
+/**
+ * xbf_finish() - release what one request held
+ * @ring: its ring
+ * @rq: the request
+ * @status: BLKIF_RSP_* status of the (validated) response, or
+ *	    BLKIF_RSP_ERROR when the request is failed locally or never
+ *	    reached the backend
+ *
+ * Revokes transient grants and returns the request's grants to the pools.
+ * A grant the backend still maps cannot be revoked: its bio page is pinned
+ * until the backend lets go, the request fails and the disk is put into
+ * the error state, since a backend that answers while still mapping the
+ * data is broken.
+ *
+ * Context: any.
+ */
+void xbf_finish(struct xbf_ring *ring, struct request *rq, s16 status)
+{
+	xbf_release(ring, rq, status);
+	xbf_grants_put(ring, xbf_req(rq));
+}
+
+/**
+ * xbf_finish_list() - release what answered requests held
+ * @ring: their ring
+ * @list: chained through xbf_req.next, NULL terminated, each with the
+ *	  status of its validated response in xbf_req.rsp_status
+ *
+ * As xbf_finish() for each, with the grants of the whole batch returned
+ * in one pass (xbf_grants_put_list()).  Every request is released before
+ * the first is ended (xbf_complete_list()).
+ *
+ * Context: any (called from the interrupt handler).
+ * Return: whether a request was turned away for lack of grants meanwhile:
+ * the queue needs a rerun once these have ended.
+ */
+bool xbf_finish_list(struct xbf_ring *ring, struct xbf_req *list)
+{
+	struct xbf_req *req;
+
+	for (req = list; req; req = req->next)
+		xbf_release(ring, xbf_rq(req), req->rsp_status);
+	return xbf_grants_put_list(ring, list);
 }
 
 /**

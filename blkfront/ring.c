@@ -129,8 +129,8 @@ static bool xbf_collect(struct xbf_ring *ring, struct xbf_req ***tail)
 static int xbf_ring_poll(struct xbf_ring *ring, bool from_timer)
 {
 	struct xbf_req *done = NULL, **tail = &done;
+	bool work, broken, rerun;
 	unsigned long flags;
-	bool work, broken;
 	int ret;
 
 	spin_lock_irqsave(&ring->lock, flags);
@@ -140,6 +140,10 @@ static int xbf_ring_poll(struct xbf_ring *ring, bool from_timer)
 	}
 	work = xbf_collect(ring, &tail);
 	broken = ring->broken;
+	/* Slots came free: a request turned away for one gets its turn. */
+	rerun = work && ring->slot_starved;
+	if (rerun)
+		ring->slot_starved = false;
 	if (work && from_timer)
 		ring->stats->timer_polls++;
 	else if (work)
@@ -161,7 +165,9 @@ static int xbf_ring_poll(struct xbf_ring *ring, bool from_timer)
 	spin_unlock_irqrestore(&ring->lock, flags);
 
 	*tail = NULL;
-	xbf_complete_list(ring, done);
+	/* Everything released (request.c) before anything ends (mq.c). */
+	rerun |= xbf_finish_list(ring, done);
+	xbf_complete_list(ring, done, rerun);
 	return ret;
 }
 
@@ -180,53 +186,6 @@ static enum hrtimer_restart xbf_poll_timer(struct hrtimer *t)
 {
 	xbf_ring_poll(container_of(t, struct xbf_ring, poll_timer), true);
 	return HRTIMER_NORESTART;
-}
-
-/**
- * xbf_slot_reserve() - reserve a ring slot before preparing a request
- * @ring: a ring that can fill up (xbf_ring.may_fill)
- *
- * A refusal asks the completion path for a rerun; the flag is set under
- * the ring lock, so a completion either freed the slot before we looked or
- * sees the flag after.
- *
- * Context: any; takes xbf_ring.lock and xbf_ring.pool_lock.
- * Return: true if a slot is reserved (or the ring is stopped: the request
- * then fails in xbf_ring_submit()).
- */
-bool xbf_slot_reserve(struct xbf_ring *ring)
-{
-	struct blkif_front_ring *fr = &ring->front;
-	unsigned long flags;
-	bool ok;
-
-	spin_lock_irqsave(&ring->lock, flags);
-	ok = ring->broken || RING_FREE_REQUESTS(fr) > ring->reserved;
-	if (ok && !ring->broken) {
-		ring->reserved++;
-	} else if (!ok) {
-		spin_lock(&ring->pool_lock);
-		ring->need_rerun = true;
-		spin_unlock(&ring->pool_lock);
-	}
-	spin_unlock_irqrestore(&ring->lock, flags);
-	return ok;
-}
-
-/**
- * xbf_slot_unreserve() - give back a slot of xbf_slot_reserve()
- * @ring: the ring, for a request that will not go on it
- *
- * Context: any; takes xbf_ring.lock.
- */
-void xbf_slot_unreserve(struct xbf_ring *ring)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&ring->lock, flags);
-	if (ring->reserved)
-		ring->reserved--;
-	spin_unlock_irqrestore(&ring->lock, flags);
 }
 
 /*
@@ -262,23 +221,29 @@ static void xbf_seq_note(struct xbf_ring *ring, struct request *rq)
 		WRITE_ONCE(info->seq_score, next);
 }
 
-/* Put a prepared request on the ring (not yet visible to the backend). */
-static bool xbf_ring_put(struct xbf_ring *ring, struct request *rq,
-			 struct blkif_request *breq, unsigned int id)
+/*
+ * Put a prepared request on the ring (not yet visible to the backend).
+ * Only a ring with fewer slots than ids (xbf_ring.may_fill) can be full:
+ * the request is turned away, and the next responses rerun the queue.
+ */
+static blk_status_t xbf_ring_put(struct xbf_ring *ring, struct request *rq,
+				 struct blkif_request *breq, unsigned int id)
 {
 	struct blkif_front_ring *fr = &ring->front;
 	struct xbf_stats *st = ring->stats;
 
 	lockdep_assert_held(&ring->lock);
-	if (ring->may_fill && ring->reserved)
-		ring->reserved--;
 	if (unlikely(ring->broken)) {
 		st->ring_stopped++;
-		return false;
+		return BLK_STS_IOERR;
+	}
+	if (unlikely(RING_FULL(fr)) && ring->may_fill) {
+		ring->slot_starved = true;
+		return BLK_STS_RESOURCE;
 	}
 	if (WARN_ON_ONCE(RING_FULL(fr) || id >= ring->nr_ids ||
 			 ring->inflight[id]))
-		return false;
+		return BLK_STS_IOERR;
 
 	breq->u.rw.id = id;	/* same offset in every variant */
 	*RING_GET_REQUEST(fr, fr->req_prod_pvt) = *breq;
@@ -307,7 +272,7 @@ static bool xbf_ring_put(struct xbf_ring *ring, struct request *rq,
 		st->indirect++;
 	trace_xblkfront_queue(ring, rq, id, xbf_req(rq)->nr_segs,
 			      breq->operation == BLKIF_OP_INDIRECT);
-	return true;
+	return BLK_STS_OK;
 }
 
 /* Make queued requests visible; Return: whether the backend needs a kick. */
@@ -364,19 +329,23 @@ void xbf_commit(struct xbf_ring *ring)
  * @last: the last of a batch: push, and notify the backend if it asks
  *
  * Context: any; takes xbf_ring.lock.
- * Return: false if the ring is stopped: @rq is not started, the caller
- * ends it.
+ * Return: BLK_STS_OK, or the request was not started and keeps what
+ * xbf_prep() gave it: BLK_STS_RESOURCE if the ring is full (retry after
+ * the responses, which rerun the queue), BLK_STS_IOERR if it is stopped.
  */
-bool xbf_ring_submit(struct xbf_ring *ring, struct request *rq,
-		     struct blkif_request *breq, unsigned int id, bool last)
+blk_status_t xbf_ring_submit(struct xbf_ring *ring, struct request *rq,
+			     struct blkif_request *breq, unsigned int id,
+			     bool last)
 {
 	unsigned long flags;
 	bool notify = false;
+	blk_status_t sts;
 
 	spin_lock_irqsave(&ring->lock, flags);
-	if (!xbf_ring_put(ring, rq, breq, id)) {
+	sts = xbf_ring_put(ring, rq, breq, id);
+	if (sts != BLK_STS_OK) {
 		spin_unlock_irqrestore(&ring->lock, flags);
-		return false;
+		return sts;
 	}
 	/* Before the lock is dropped: the response path needs it. */
 	blk_mq_start_request(rq);
@@ -386,7 +355,7 @@ bool xbf_ring_submit(struct xbf_ring *ring, struct request *rq,
 
 	if (notify)
 		xbf_ring_kick(ring);
-	return true;
+	return BLK_STS_OK;
 }
 
 /**
@@ -432,16 +401,11 @@ struct xbf_req *xbf_ring_take_inflight(struct xbf_ring *ring)
  */
 struct xbf_req *xbf_ring_reclaim(struct xbf_ring *ring)
 {
-	unsigned long flags;
-
 	hrtimer_cancel(&ring->poll_timer);
 	xbf_ring_poll(ring, true);
 	/* The poll may have armed the timer again. */
 	hrtimer_cancel(&ring->poll_timer);
 
-	spin_lock_irqsave(&ring->lock, flags);
-	ring->reserved = 0;
-	spin_unlock_irqrestore(&ring->lock, flags);
 	return xbf_ring_take_inflight(ring);
 }
 
