@@ -275,6 +275,9 @@ enum xbf_state {
  * @budget_starved: a request was refused budget; the completion path must
  *	rerun the hardware queues once budget is back
  * @budget_denied: how often dispatch was refused budget (sysfs)
+ * @gated: with gate_queues, the disk's hardware queues are stopped because
+ *	a sequential stream has max_inflight requests out; completions
+ *	restart them at half of that
  * @seq_score: how sequential recent dispatches were, 0 (none continued a
  *	recent request) to XBF_SEQ_ONE (all did); the budget only holds
  *	requests back while it is at least half of that (racy updates from
@@ -332,6 +335,7 @@ struct xbf_info {
 	atomic_t inflight_now;
 	atomic_t budget_starved;
 	atomic_long_t budget_denied;
+	atomic_t gated;
 	unsigned int seq_score;
 };
 
@@ -371,6 +375,7 @@ extern unsigned int xbf_max_inflight;
 extern unsigned int xbf_irq_batch;
 extern bool xbf_trusted;
 extern bool xbf_adaptive;
+extern bool xbf_gate;
 extern bool xbf_irq_affinity;
 extern unsigned int xbf_io_timeout;
 extern unsigned int xbf_timeout_policy;

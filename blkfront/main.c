@@ -25,6 +25,7 @@ unsigned int xbf_max_inflight = XBF_DEF_MAX_INFLIGHT;
 unsigned int xbf_irq_batch = XBF_DEF_IRQ_BATCH;
 bool xbf_trusted = true;
 bool xbf_adaptive = true;
+bool xbf_gate;
 bool xbf_irq_affinity = true;
 unsigned int xbf_io_timeout = XBF_DEF_IO_TIMEOUT;
 unsigned int xbf_timeout_policy = XBF_TIMEOUT_REPORT;
@@ -135,6 +136,9 @@ MODULE_PARM_DESC(max_inflight,
 module_param_named(adaptive_budget, xbf_adaptive, bool, 0644);
 MODULE_PARM_DESC(adaptive_budget,
 		 "Apply max_inflight only while the disk's recent requests form sequential streams (they merge when held back); random I/O gets every ring slot (default Y)");
+module_param_named(gate_queues, xbf_gate, bool, 0644);
+MODULE_PARM_DESC(gate_queues,
+		 "Hold requests back by stopping the disk's hardware queues once max_inflight are out (restart at half), instead of refusing dispatch budget: held requests stay where later bios merge into them (default N)");
 module_param_named(irq_affinity, xbf_irq_affinity, bool, 0644);
 MODULE_PARM_DESC(irq_affinity,
 		 "Deliver each ring's events to the vCPUs of its hardware queue, where blk-mq completes its requests, instead of Xen's default vCPU 0; sampled when a disk connects (default Y)");

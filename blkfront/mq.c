@@ -56,14 +56,71 @@ static const struct block_device_operations xbf_fops = {
  * that hold budget; it is only compared with max_inflight when that is
  * set, but always kept, so the bound can change at runtime.
  */
-static bool xbf_budget_get(struct xbf_info *info)
-{
-	unsigned int max = READ_ONCE(info->max_inflight);
 
+/* The bound that applies now: 0 (none) unless the disk streams. */
+static unsigned int xbf_budget_bound(struct xbf_info *info)
+{
 	/* Hold back only a sequential stream (xbf_seq_note()). */
 	if (READ_ONCE(xbf_adaptive) &&
 	    READ_ONCE(info->seq_score) < XBF_SEQ_ONE / 2)
-		max = 0;
+		return 0;
+	return READ_ONCE(info->max_inflight);
+}
+
+/*
+ * With gate_queues the bound is applied by stopping the hardware queues
+ * instead: a request refused budget by ->queue_rq() waits on the hardware
+ * queue's dispatch list, where no bio merges into it, while a stopped
+ * queue makes blk-mq keep new requests in its software queues, where the
+ * stream's next bios do merge (blk-mq's per-ctx merge).  Budget is then
+ * refused only while the gate is closed, which keeps blk-mq from draining
+ * the software queues meanwhile.
+ */
+static bool xbf_gate_get(struct xbf_info *info)
+{
+	if (atomic_read(&info->gated))
+		return false;
+	atomic_inc(&info->inflight_now);
+	return true;
+}
+
+/* Reopen once half of the bound is back.  Caller: full barrier before. */
+static void xbf_gate_open(struct xbf_info *info, bool force)
+{
+	unsigned int low = READ_ONCE(info->max_inflight) / 2;
+
+	if (!atomic_read(&info->gated) ||
+	    (!force && atomic_read(&info->inflight_now) > low))
+		return;
+	if (atomic_xchg(&info->gated, 0) && info->gd)
+		blk_mq_start_stopped_hw_queues(info->gd->queue, true);
+}
+
+/* After a request went out: close the gate at the bound. */
+static void xbf_gate_close(struct xbf_info *info)
+{
+	unsigned int max;
+
+	if (!READ_ONCE(xbf_gate) || atomic_read(&info->gated))
+		return;
+	max = xbf_budget_bound(info);
+	if (!max || atomic_read(&info->inflight_now) < max)
+		return;
+	/* Stopped before flagged: an open that sees the flag starts them. */
+	blk_mq_stop_hw_queues(info->gd->queue);
+	atomic_set(&info->gated, 1);
+	/* Flag before count, as completions do the reverse; see above. */
+	smp_mb__after_atomic();
+	xbf_gate_open(info, false);
+}
+
+static bool xbf_budget_get(struct xbf_info *info)
+{
+	unsigned int max;
+
+	if (READ_ONCE(xbf_gate))
+		return xbf_gate_get(info);
+	max = xbf_budget_bound(info);
 	if (atomic_inc_return(&info->inflight_now) <= max || !max)
 		return true;
 	atomic_dec(&info->inflight_now);
@@ -104,6 +161,7 @@ static void xbf_budget_restart(struct xbf_info *info, struct request_queue *q)
 	if (atomic_read(&info->budget_starved) &&
 	    atomic_xchg(&info->budget_starved, 0))
 		blk_mq_run_hw_queues(q, true);
+	xbf_gate_open(info, false);
 }
 
 /**
@@ -186,9 +244,14 @@ static blk_status_t xbf_queue_rq(struct blk_mq_hw_ctx *hctx,
 {
 	struct xbf_info *info = hctx->queue->queuedata;
 
+	blk_status_t sts;
+
 	if (unlikely(READ_ONCE(info->state) != XBF_CONNECTED))
 		return xbf_not_connected(info, bd->rq);
-	return xbf_queue_one(hctx->driver_data, bd->rq, bd->last);
+	sts = xbf_queue_one(hctx->driver_data, bd->rq, bd->last);
+	if (sts == BLK_STS_OK)
+		xbf_gate_close(info);
+	return sts;
 }
 
 static void xbf_commit_rqs(struct blk_mq_hw_ctx *hctx)
@@ -239,12 +302,15 @@ static void xbf_queue_rqs(xblk_compat_rq_list_t *rqlist)
 		rq->mq_hctx->tags->rqs[rq->tag] = rq;
 		ring = hq->ring;
 		sts = xbf_queue_one(hq, rq, false);
-		if (sts == BLK_STS_OK)
+		if (sts == BLK_STS_OK) {
 			__set_bit(ring->index, &touched);
-		else if (sts == BLK_STS_RESOURCE)
+			xbf_gate_close(info);
+		} else if (sts == BLK_STS_RESOURCE) {
 			rq_list_add_tail(&requeue, rq);
-		else	/* never started: handed back it would be failed again */
+		} else {
+			/* never started: handed back it would be failed again */
 			blk_mq_end_request(rq, sts);
+		}
 	}
 	if (info)
 		for_each_set_bit(i, &touched, XBLK_MAX_QUEUES)
@@ -348,8 +414,10 @@ void xbf_fail_inflight(struct xbf_info *info)
 		}
 	}
 	/* Requests refused budget meanwhile get their turn, and fail. */
-	if (info->gd)
+	if (info->gd) {
 		xbf_budget_restart(info, info->gd->queue);
+		xbf_gate_open(info, true);
+	}
 }
 
 /**
@@ -585,6 +653,8 @@ void xbf_disk_unquiesce(struct xbf_info *info)
 	if (!info->quiesced)
 		return;
 	info->quiesced = false;
+	/* The requests out when the gate closed were requeued, not answered. */
+	xbf_gate_open(info, true);
 	blk_mq_unquiesce_queue(info->gd->queue);
 	blk_mq_kick_requeue_list(info->gd->queue);
 }

@@ -32,7 +32,7 @@
 # once per pair, no native, XLAB_RUNTIME default 5.
 # XLAB_PAIRS (default intree,xblk) may add variants of ours: xblk-b<N> (frontend
 # max_inflight=N), xblk-i<N> (irq_batch=N), xblk-p0 (backend poll_inflight=0), xblk-a0
-# (frontend adaptive_budget=0), xblk-f0 (frontend irq_affinity=0 and backend irq_follow=0),
+# (frontend adaptive_budget=0), xblk-g1 (frontend gate_queues=1), xblk-f0 (frontend irq_affinity=0 and backend irq_follow=0),
 # combined as in xblk-b0-i1-p0; a suffix @dl, @ky or @bfq runs that pair with the guest's disks on mq-deadline,
 # kyber or bfq (default: none). XLAB_WORK=a,b limits the jobs (names as above).
 #
@@ -315,7 +315,7 @@ pair_use() {
 		;;
 	xblk | xblk-*)
 		# variants: xblk-b<N> max_inflight=N, -i<N> irq_batch=N, -a0 adaptive_budget
-		# off (frontend), -p0 the backend's poll_inflight off, -f0 both sides' event
+		# off (frontend), -g1 gate_queues on (frontend), -p0 the backend's poll_inflight off, -f0 both sides' event
 		# affinity off; e.g. xblk-b0-i1-p0 batches nothing
 		local v be=(xblkback)
 		fe=(xblkfront)
@@ -328,6 +328,7 @@ pair_use() {
 			i[0-9]*) fe+=(irq_batch="${budget#i}") ;;
 			p[01]) be+=(poll_inflight="${budget#p}") ;;
 			a[01]) fe+=(adaptive_budget="${budget#a}") ;;
+			g[01]) fe+=(gate_queues="${budget#g}") ;;
 			f[01]) fe+=(irq_affinity="${budget#f}") be+=(irq_follow="${budget#f}") ;;
 			*) case_fail "unknown variant $budget in $pair"; return 1 ;;
 			esac
