@@ -78,8 +78,10 @@ static unsigned int xbf_budget_bound(struct xbf_info *info)
  */
 static bool xbf_gate_get(struct xbf_info *info)
 {
-	if (atomic_read(&info->gated))
+	if (atomic_read(&info->gated)) {
+		atomic_long_inc(&info->budget_denied);
 		return false;
+	}
 	atomic_inc(&info->inflight_now);
 	return true;
 }

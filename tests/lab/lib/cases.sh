@@ -363,6 +363,33 @@ c_sched() {
 	[ "${rn:-0}" -gt 0 ] && [ "$((${dn:-0} * 10))" -ge "$rn" ] ||
 		case_fail "adaptive_budget=N: random reads were refused budget only $dn times in $rn reads"
 	case_note "random 4k reads, max_inflight 2: refused $dy times in $ry reads adaptive, $dn in $rn fixed"
+	c_sched_gate
+}
+
+# gate_queues: the same 2 ms disk under a budget of 4, first held back by refusing budget,
+# then by stopping the hardware queues: write+verify passes both ways, with the gate budget is
+# refused (while the queues are stopped), and 4 jobs of sequential 4 KiB reads merge (how
+# much each way is noted: the point of the gate is where held-back requests wait)
+c_sched_gate() {
+	local g m
+	g_ok -t 200 "$G" "d=/sys/block/xvdc/device/xblk p=/sys/module/xblkfront/parameters/gate_queues
+		echo 4 > \$d/max_inflight || exit 1
+		for g in N Y; do
+			echo \$g > \$p || exit 1
+			b0=\$(cat \$d/budget_denied)
+			fio_verify /dev/xvdc 2M 4M || exit 1
+			read -r -a s0 < /sys/block/xvdc/stat
+			fio --name=m --filename=/dev/xvdc --ioengine=libaio --direct=1 --rw=read --bs=4k \
+				--numjobs=4 --iodepth=32 --iodepth_batch_submit=16 --runtime=3 --time_based \
+				--group_reporting > /dev/null || exit 1
+			read -r -a s1 < /sys/block/xvdc/stat
+			echo denied_\$g=\$((\$(cat \$d/budget_denied) - b0)) merged_\$g=\$((s1[1] - s0[1])) reads_\$g=\$((s1[0] - s0[0]))
+		done
+		echo N > \$p; echo 0 > \$d/max_inflight" || { case_fail "gate_queues: write+verify or reads"; return 1; }
+	g=$(g_field denied_Y) m=$(g_field merged_Y)
+	[ "${g:-0}" -gt 0 ] || case_fail "gate_queues=Y: budget never refused (the gate never closed)"
+	[ "${m:-0}" -gt 0 ] || case_fail "gate_queues=Y: sequential reads did not merge"
+	case_note "2 ms disk, max_inflight 4, 4 seq 4k read jobs: budget refusals $(g_field denied_N) / $g, reads $(g_field reads_N) / $(g_field reads_Y) with $(g_field merged_N) / $m merged (gate N / Y)"
 }
 
 # c_bounce (xblkfront): trusted=0 against a backend without persistent grants: the data goes
