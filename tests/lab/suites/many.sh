@@ -4,8 +4,11 @@
 # Suite "many" (make test-long; icount clock): XLAB_MANY_GUESTS (16) small PV guests on one dom0,
 # xblkfront + xblkback, one VBD each, all writing at once. The guests are created once and serve
 # both cases:
-#   many-shared     the VBDs are dm-linear slices of one memory-backed null_blk (1 GiB)
+#   many-shared     the VBDs are dm-linear slices of one memory-backed configfs null_blk (1 GiB)
 #   many-separate   one configfs null_blk (64 MiB, memory-backed) per VBD
+# A case removes the previous case's devices first (dom0 has ~530 MiB free, and memory-backed
+# null_blk keeps what was written), and writes zeros over the writers' regions before it
+# measures anything: dom0's memory figures are then the VBDs', not null_blk's storage.
 # Each case:
 #   1. attach one VBD to every guest (xl block-attach, one after the other), until every guest
 #      has its /dev/xvdb: the time for all;
@@ -31,7 +34,8 @@
 # virtual seconds only (from their start to the end of the detach).
 # Options (XLAB_OPTS="many_window=5 ..." in run.sh's environment sets XLAB_MANY_WINDOW, etc.):
 #   XLAB_MANY_GUESTS (16)      guests
-#   XLAB_MANY_JOBS (2)         xlab-ackw writers per guest (4 KiB writes, 8 MiB region each)
+#   XLAB_MANY_JOBS (2)         xlab-ackw writers per guest (4 KiB writes)
+#   XLAB_MANY_REGION (4)       MiB each writer writes in, wrapping around
 #   XLAB_MANY_SETTLE (1)       seconds between the writers' start and the window
 #   XLAB_MANY_WINDOW (3)       measuring window, seconds (icount)
 #   XLAB_MANY_WINDOW_MAX (12)  longest window when a guest has fewer than ...
@@ -43,6 +47,7 @@
 . /lab/cases.sh
 N=${XLAB_MANY_GUESTS:-16}
 JOBS=${XLAB_MANY_JOBS:-2}
+REGION=${XLAB_MANY_REGION:-4}
 SETTLE=${XLAB_MANY_SETTLE:-1}
 WINDOW=${XLAB_MANY_WINDOW:-3}
 WINDOW_MAX=${XLAB_MANY_WINDOW_MAX:-12}
@@ -68,16 +73,18 @@ levels() {
 # dt A B: B - A, one decimal
 dt() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 
-# slices_shared: N dm-linear slices of nullb0 (memory-backed, 1 GiB: backing_setup), by their
-# /dev/dm-N nodes (no udev here: nothing makes /dev/mapper/NAME)
+# slices_shared: N dm-linear slices of one 1 GiB memory-backed null_blk, by their /dev/dm-N
+# nodes (no udev here: nothing makes /dev/mapper/NAME)
 slices_shared() {
 	local i sz n d
-	sz=$(($(blockdev --getsz /dev/nullb0) / N))
+	nullb_make nbshared size=1024 memory_backed=1 || return 1
+	sz=$(($(blockdev --getsz /dev/nbshared) / N))
 	for i in $(seq 1 "$N"); do
 		n=many$i
 		dmsetup info "$n" > /dev/null 2>&1 ||
-			dmsetup create --noudevsync "$n" --table "0 $sz linear /dev/nullb0 $(((i - 1) * sz))" ||
+			dmsetup create --noudevsync "$n" --table "0 $sz linear /dev/nbshared $(((i - 1) * sz))" ||
 			return 1
+		TGT[m$i]=""
 		for d in /sys/block/dm-*; do
 			[ "$(cat "$d/dm/name" 2>/dev/null)" = "$n" ] && TGT[m$i]=/dev/${d##*/}
 		done
@@ -91,6 +98,35 @@ slices_separate() {
 	for i in $(seq 1 "$N"); do
 		nullb_make "nbm$i" size=64 memory_backed=1 || return 1
 		TGT[m$i]=/dev/nbm$i
+	done
+}
+
+# slices_free: remove the dm slices and configfs null_blks of a previous case (with their
+# memory), unless a vbd backend is left (then they stay: logged)
+slices_free() {
+	local d n left="" dom
+	for dom in $(xenstore-list /local/domain/0/backend/vbd 2>/dev/null); do
+		[ -n "$(xenstore-list "/local/domain/0/backend/vbd/$dom" 2>/dev/null)" ] && left="$left $dom"
+	done
+	[ -z "$left" ] || { log "vbd backends left (domains$left): the previous case's devices stay"; return 0; }
+	for d in /sys/block/dm-*; do
+		n=$(cat "$d/dm/name" 2>/dev/null)
+		[[ $n == many* ]] || continue
+		dmsetup remove --noudevsync "$n" || { log "cannot remove dm $n: the null_blks stay"; return 0; }
+	done
+	for d in /sys/kernel/config/nullb/nbshared /sys/kernel/config/nullb/nbm*; do
+		[ -d "$d" ] || continue
+		echo 0 > "$d/power"
+		rmdir "$d" || log "cannot remove null_blk ${d##*/}"
+	done
+}
+
+# prefill: zeros over every VBD's writer regions (null_blk allocates its memory now)
+prefill() {
+	local g
+	for g in "${GUESTS[@]}"; do
+		dd if=/dev/zero of="${TGT[$g]}" bs=1M count=$((JOBS * REGION)) oflag=direct 2>/dev/null ||
+			{ case_fail "cannot write zeros to ${TGT[$g]}"; return 1; }
 	done
 }
 
@@ -277,7 +313,9 @@ verify_all() {
 c_many() {
 	local kind=$1 g runid m0 m1 m2 gm pg
 	be_use xblkback || return 1
+	slices_free
 	"slices_$kind" || { case_fail "cannot make the $kind backing devices"; return 1; }
+	prefill || return 1
 	for g in "${GUESTS[@]}"; do guest_ensure "$g" || { case_fail "guest $g could not be (re)created"; return 1; }; done
 	# (writers a failed case may have left behind, then the frontend with its defaults)
 	g_each "for p in \$(pidof xlab-ackw); do kill \$p; done; fe_use xblkfront" "${GUESTS[@]}" ||
@@ -294,7 +332,7 @@ c_many() {
 	# the writers, in all guests at once, for longer than the window and the detach
 	runid=$(((RANDOM << 30 | RANDOM << 15 | RANDOM) + 1))
 	log "starting $JOBS writers in each of $N guests"
-	g_each -t 60 "ackw_start /dev/xvdb $runid 1 $JOBS 8 600" "${GUESTS[@]}" ||
+	g_each -t 60 "ackw_start /dev/xvdb $runid 1 $JOBS $REGION 600" "${GUESTS[@]}" ||
 		{ each_fail "cannot start the writers"; return 1; }
 	measure || return 1
 	m2=$(mem_kib)
@@ -331,7 +369,7 @@ if [ ! -f /extra/xblkback.ko ] || [ ! -f /extra/xblkfront.ko ]; then
 fi
 [ -f /guest/domU-small.cpio ] || { case_skip all "no small guest image (/guest/domU-small.cpio)"; suite_end; exit; }
 export XLAB_GUEST_RAMDISK=/guest/domU-small.cpio
-log "suite $LAB_SUITE: $N guests, $JOBS writers each, window ${WINDOW}-${WINDOW_MAX} s for >= $MIN_REQS requests per guest; build: $(tr '\n' ' ' < /lab/build-info 2>/dev/null)"
+log "suite $LAB_SUITE: $N guests, $JOBS writers each (${REGION} MiB), window ${WINDOW}-${WINDOW_MAX} s for >= $MIN_REQS requests per guest; build: $(tr '\n' ' ' < /lab/build-info 2>/dev/null)"
 ok=1
 backing_setup && modprobe dm-mod || ok=
 modprobe configfs 2>/dev/null
