@@ -285,36 +285,67 @@ guest_ensure() {
 # g_run [-t SECS] NAME CMD...: run CMD (a bash command line; lib/guest.sh functions available)
 # in the guest. Sets G_RC (124 = timeout, the guest is then marked bad) and G_OUT (file with the
 # output). Returns G_RC. Must not be called in a $(...) subshell (G_RC/G_OUT would be lost).
+# It is g_send then g_wait; g_each runs one command in many guests at once.
 g_run() {
-	local t=$CMD_TIMEOUT name seq domid fd r t0 i ck=cmd rk=rc diag='' first
+	local t=$CMD_TIMEOUT d=()
 	while :; do
 		case $1 in
 		-t) t=$2; shift 2 ;;
-		-d) diag=1 ck=dcmd rk=drc; shift ;;   # the diagnostics agent (works while cmd hangs)
+		-d) d=(-d); shift ;;   # the diagnostics agent (works while cmd hangs)
 		*) break ;;
 		esac
 	done
+	g_send "${d[@]}" "$@" || return "$G_RC"
+	g_wait -t "$t" "${d[@]}" "$1"
+}
+
+# g_send [-d] NAME CMD...: hand CMD to guest NAME's agent (-d: the diagnostics agent) and
+# return at once; g_wait collects the answer. Returns 125 (G_RC) if the guest is not running.
+declare -A G_SEQ G_CMD
+g_send() {
+	local ck=cmd name seq domid
+	[ "$1" = -d ] && { ck=dcmd; shift; }
 	name=$1
 	shift
 	domid=${G_DOMID[$name]}
+	G_SEQ[$name]=""
 	G_OUT=$LAB_TMP/out.none
 	: > "$G_OUT"
-	if [ -z "$domid" ] || { [ -n "${G_BAD[$name]}" ] && [ -z "$diag" ]; }; then
+	if [ -z "$domid" ] || { [ -n "${G_BAD[$name]}" ] && [ $ck = cmd ]; }; then
 		G_RC=125
 		log "g_run $name: guest not running"
 		return $G_RC
 	fi
-	fd=${G_WATCHFD[$name]}
 	# one global, increasing sequence number (the console log of a guest name is reused)
 	read -r seq < $LAB_TMP/seq
 	seq=$((seq + 1))
 	echo $seq > $LAB_TMP/seq
-	G_OUT=$LAB_TMP/out.$seq
+	G_SEQ[$name]=$seq G_CMD[$name]="$*"
 	log "[$name #$seq] $*"
 	# -R (raw) here and in the agent: by default xenstore-write interprets backslash escapes
 	# and xenstore-read escapes newlines/tabs, which mangles multi-line commands
 	xenstore-write -R "/local/domain/$domid/data/xlab/$ck" "$seq $*" ||
 		xenstore-write -R "/local/domain/$domid/data/xlab/$ck" "$seq $*"
+}
+
+# g_wait [-t SECS] [-d] NAME: wait for the answer to the last g_send to NAME (SECS from now);
+# sets G_RC and G_OUT as g_run does
+g_wait() {
+	local t=$CMD_TIMEOUT name seq cmd domid fd r t0 i rk=rc diag='' first
+	while :; do
+		case $1 in
+		-t) t=$2; shift 2 ;;
+		-d) diag=1 rk=drc; shift ;;
+		*) break ;;
+		esac
+	done
+	name=$1
+	seq=${G_SEQ[$name]:-} cmd=${G_CMD[$name]:-}
+	G_OUT=$LAB_TMP/out.none
+	[ -n "$seq" ] || { G_RC=125; return $G_RC; }   # (g_send said why)
+	domid=${G_DOMID[$name]}
+	fd=${G_WATCHFD[$name]}
+	G_OUT=$LAB_TMP/out.$seq
 	t0=$SECONDS
 	G_RC=124
 	# (each xenstore-read costs about 0.1 s under TCG: the first one waits for the watch)
@@ -348,8 +379,27 @@ g_run() {
 		[ $i -lt 50 ] && [ "$G_RC" != 124 ] && [ "$G_RC" != 125 ]; do
 		sleep 0.2; i=$((i + 1))
 	done
-	G_LAST[$name]="$* $G_RC"
+	G_LAST[$name]="$cmd $G_RC"
 	return "$G_RC"
+}
+
+# g_each [-t SECS] CMD NAME...: CMD in every guest NAME at once: sent to all, then each answer
+# awaited in turn (SECS each). Sets GE_RC[NAME] and GE_OUT[NAME] (G_RC and G_OUT of each);
+# returns 0 iff every rc is 0.
+declare -A GE_RC GE_OUT
+g_each() {
+	local t=$CMD_TIMEOUT cmd n rc=0
+	[ "$1" = -t ] && { t=$2; shift 2; }
+	cmd=$1
+	shift
+	for n in "$@"; do g_send "$n" "$cmd"; done
+	for n in "$@"; do
+		g_wait -t "$t" "$n"
+		# shellcheck disable=SC2034 # (read by the suites)
+		GE_RC[$n]=$G_RC GE_OUT[$n]=$G_OUT
+		[ "$G_RC" = 0 ] || rc=1
+	done
+	return $rc
 }
 
 # guest_diag NAME: state dump of a guest whose command hangs, for the driver authors: both
@@ -437,6 +487,12 @@ xs_front_dump() { xenstore-ls -f "/local/domain/${G_DOMID[$1]}/device/vbd/$(vdev
 # disk_attach NAME BACKING VDEV [DISKSPEC-OPTIONS]: hot-plug a disk (xl block-attach), wait for
 # the guest to see /dev/VDEV. It is detached at the end of the case by run_case.
 disk_attach() {
+	disk_attach_xl "$@" || return 1
+	devinfo "$1" "$3" "waitdev /dev/$3 45 &&"
+}
+# disk_attach_xl NAME BACKING VDEV [DISKSPEC-OPTIONS]: disk_attach's xl block-attach only (the
+# caller waits for the guest's /dev/VDEV)
+disk_attach_xl() {
 	local name=$1 target vdev=$3 opts=${4:-} spec
 	target=$(backing "$2")
 	spec="format=raw,vdev=$vdev,access=rw${opts:+,$opts},target=$target"
@@ -452,7 +508,6 @@ disk_attach() {
 		case_note "xl block-attach needed a retry"
 	fi
 	CASE_DISKS+=("$name:$vdev")
-	devinfo "$name" "$vdev" "waitdev /dev/$vdev 45 &&"
 }
 
 # disk_detach NAME VDEV: xl block-detach, wait for the node to vanish in the guest and the

@@ -343,13 +343,17 @@ bench_fio() {
 	fi
 }
 
-# ackw_start DEV RUNID CYCLE: start xlab-ackw's writers (suite lifecycle) in the background,
-# logging every acknowledged write to /tmp/ackw; returns once the first writes were acknowledged
+# ackw_start DEV RUNID CYCLE [JOBS [REGION_MIB [SECS]]]: start xlab-ackw's writers (suites
+# lifecycle, many) in the background, logging every acknowledged write to /tmp/ackw; returns
+# once the first writes were acknowledged. JOBS and REGION_MIB: xlab-ackw's defaults (8, 16)
+# unless given; SECS: 300
 ackw_start() {
-	local i=0
+	local i=0 a=()
 	rm -rf /tmp/ackw /tmp/ackw.out /tmp/ackw.rc
 	mkdir -p /tmp/ackw
-	(xlab-ackw write -d "$1" -r "$2" -c "$3" -l /tmp/ackw -t 300 > /tmp/ackw.out 2>&1
+	[ -n "${4:-}" ] && a+=(-j "$4")
+	[ -n "${5:-}" ] && a+=(-m "$5")
+	(xlab-ackw write -d "$1" -r "$2" -c "$3" -l /tmp/ackw "${a[@]}" -t "${6:-300}" > /tmp/ackw.out 2>&1
 		echo $? > /tmp/ackw.rc) &
 	# the disk's writes in flight, every 0.2 s until the disk is gone
 	(while read -r _ w < "/sys/block/${1#/dev/}/inflight"; do echo "$w"; sleep 0.2; done \
