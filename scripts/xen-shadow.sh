@@ -191,7 +191,7 @@ say "source: xen $srcver"
 
 SRC=$DIR/src
 rm -rf "$SRC"
-run dpkg-source -x "$DL"/xen_*.dsc "$SRC"
+run dpkg-source --no-copy -x "$DL"/xen_*.dsc "$SRC"
 
 # ---------------------------------------------------------------- build --
 MAKE_ARGS=(XEN_TARGET_ARCH=x86_64 XEN_COMPILE_ARCH=x86_64)
