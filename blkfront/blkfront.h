@@ -176,7 +176,7 @@ struct xbf_hq {
  * @need_rerun: a request was turned away for lack of grants
  * @irq_batch: responses to ask for per interrupt (1: every response)
  * @frozen: the domain is being saved or migrated (xbf_rings_freeze()): an
- *	    event per response, no @poll_timer
+ *	    event per response, no @poll_timer, no xbf_ring_look()
  * @poll_timer: bounds how long a response waits for its batch
  * @hctx: the hardware queue served by this ring (the first one, if shared)
  * @stats: counters

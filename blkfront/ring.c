@@ -455,11 +455,12 @@ struct xbf_req *xbf_ring_reclaim(struct xbf_ring *ring)
  * xbf_rings_freeze() - the domain is about to be suspended (save, migration)
  * @info: the disk
  *
- * From here on each ring asks for an event per response and its timer
- * stays off: after the domain resumes elsewhere the event channels are
- * dead, but a timer would still fire and read a ring the old backend kept
- * writing.  If the suspend is cancelled the rings keep working this way
- * (no batching), until the next reconnect allocates new ones.
+ * From here on each ring asks for an event per response, its timer stays
+ * off and xbf_ring_look() does not read it: after the domain resumes
+ * elsewhere the event channels are dead, but a timer or the I/O timeout
+ * work would still read a ring the old backend may have kept writing.  If
+ * the suspend is cancelled the rings keep working this way (no batching,
+ * no look for a lost event), until the next reconnect allocates new ones.
  *
  * Context: process context; takes xbf_ring.lock.
  */
