@@ -95,6 +95,8 @@ union xbb_back_ring {
 /* ------------------------------------------------------------------ */
 /* Backing device (vbd.c).                                             */
 
+struct xbb_claim;
+
 /**
  * struct xbb_vbd - the backing block device and what it offers
  * @xb: open device (compat.h)
@@ -102,6 +104,7 @@ union xbb_back_ring {
  * @devt: major:minor from "physical-device"
  * @read_only: "mode" has no 'w'
  * @shared: "mode" has '!': writable but shared, so not claimed exclusively
+ * @claim: the exclusive claim (vbd.c), NULL for a shared or read-only open
  * @info: VDISK_* bits for the "info" key
  * @sectors: capacity in 512-byte sectors, updated on resize (READ_ONCE)
  * @lbs: logical block size in bytes
@@ -124,6 +127,7 @@ struct xbb_vbd {
 	dev_t devt;
 	bool read_only;
 	bool shared;
+	struct xbb_claim *claim;
 	unsigned int info;
 	u64 sectors;
 	unsigned int lbs;
@@ -141,7 +145,7 @@ struct xbb_vbd {
 struct xbb_dev;
 
 int xbb_vbd_open(struct xbb_dev *be, dev_t devt, bool read_only, bool shared,
-		 bool cdrom);
+		 bool cdrom, const char *vm);
 void xbb_vbd_close(struct xbb_dev *be);
 bool xbb_vbd_refresh_size(struct xbb_vbd *vbd);
 

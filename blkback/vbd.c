@@ -12,6 +12,70 @@
 /* Largest xblk-max-sectors a frontend accepts (xenstore.h parser). */
 #define XBB_MAX_SECTORS_HINT	BIT(22)
 
+/*
+ * An exclusive claim belongs to a VM, not to one vbd.  When a guest is
+ * live-migrated to the same host (xl migrate to localhost), the arriving
+ * domain's vbd opens the device while the leaving domain's, the same VM,
+ * still holds it; the toolstack's block script lets a VM share a writable
+ * device with itself (same "vm" path), and a claim shared by the two vbds
+ * lets the kernel agree.  Another VM, a mount, md/dm still get -EBUSY.
+ * The "vm" path is the toolstack's, read-only to the guest; a domain
+ * without one gets a claim of its own.
+ */
+struct xbb_claim {
+	struct list_head node;
+	dev_t devt;
+	unsigned int users;
+	char vm[];
+};
+
+static LIST_HEAD(xbb_claims);
+static DEFINE_MUTEX(xbb_claims_lock);
+
+/*
+ * The claim of VM @vm ("" = none) on @devt: taken (*@joined = true) or new.
+ * Return: the claim, or NULL without memory.
+ */
+static struct xbb_claim *xbb_claim_get(dev_t devt, const char *vm,
+				       bool *joined)
+{
+	size_t len = strlen(vm);
+	struct xbb_claim *c;
+
+	mutex_lock(&xbb_claims_lock);
+	*joined = false;
+	list_for_each_entry(c, &xbb_claims, node) {
+		if (len && c->devt == devt && !strcmp(c->vm, vm)) {
+			c->users++;
+			*joined = true;
+			goto out;
+		}
+	}
+	c = kzalloc(struct_size(c, vm, len + 1), GFP_KERNEL);
+	if (c) {
+		c->devt = devt;
+		c->users = 1;
+		memcpy(c->vm, vm, len + 1);
+		list_add(&c->node, &xbb_claims);
+	}
+out:
+	mutex_unlock(&xbb_claims_lock);
+	return c;
+}
+
+/* Drop a claim taken by xbb_claim_get(), after the device is closed. */
+static void xbb_claim_put(struct xbb_claim *c)
+{
+	if (!c)
+		return;
+	mutex_lock(&xbb_claims_lock);
+	if (!--c->users) {
+		list_del(&c->node);
+		kfree(c);
+	}
+	mutex_unlock(&xbb_claims_lock);
+}
+
 /* Round @v down to a multiple of @unit (a power of two); 0 stays 0. */
 static unsigned int xbb_round_down(unsigned int v, unsigned int unit)
 {
@@ -60,6 +124,34 @@ static void xbb_vbd_geometry(struct xbb_vbd *vbd, struct block_device *bdev)
 			  1U << 30);
 }
 
+/*
+ * Open @devt for @be (for writing unless @read_only): exclusively under VM
+ * @vm's claim on it unless @shared or @read_only, else without a claim.
+ */
+static int xbb_vbd_claim_open(struct xbb_dev *be, dev_t devt, bool read_only,
+			      bool shared, const char *vm)
+{
+	struct xbb_vbd *vbd = &be->vbd;
+	bool joined = false;
+	int err;
+
+	if (!read_only && !shared) {
+		vbd->claim = xbb_claim_get(devt, vm, &joined);
+		if (!vbd->claim)
+			return -ENOMEM;
+	}
+	err = xb_bdev_open(&vbd->xb, devt, !read_only, vbd->claim);
+	if (err) {
+		xbb_claim_put(vbd->claim);
+		vbd->claim = NULL;
+		return err;
+	}
+	if (joined)
+		xbb_info(be, "device %u:%u: sharing the claim of another vbd of %s",
+			 MAJOR(devt), MINOR(devt), vm);
+	return 0;
+}
+
 /**
  * xbb_vbd_open() - open the backing device and record what it offers
  * @be: the backend device; @be->vbd must be closed
@@ -67,27 +159,29 @@ static void xbb_vbd_geometry(struct xbb_vbd *vbd, struct block_device *bdev)
  * @read_only: the toolstack's mode has no 'w'
  * @shared: the mode has '!' (writable and shared with other domains)
  * @cdrom: the frontend's device-type is "cdrom"
+ * @vm: the frontend domain's "vm" path, "" if it has none
  *
  * A writable device is claimed exclusively, unless the toolstack said it is
- * shared: if a file system, md/dm or another backend already holds it
- * exclusively, the open fails with -EBUSY rather than corrupt it.
+ * shared: if a file system, md/dm or another VM's backend already holds it
+ * exclusively, the open fails with -EBUSY rather than corrupt it.  The
+ * claim is the VM's (struct xbb_claim): another vbd of the same VM, the
+ * arriving domain of a migration to this host, may hold it too.
  *
  * Context: process context, under @be->lock.
  * Return: 0 or a negative errno.
  */
 int xbb_vbd_open(struct xbb_dev *be, dev_t devt, bool read_only, bool shared,
-		 bool cdrom)
+		 bool cdrom, const char *vm)
 {
 	struct xbb_vbd *vbd = &be->vbd;
 	struct block_device *bdev;
-	void *holder = (read_only || shared) ? NULL : be;
 	int err;
 
 	lockdep_assert_held(&be->lock);
 	if (WARN_ON_ONCE(vbd->bdev))
 		return -EBUSY;
 
-	err = xb_bdev_open(&vbd->xb, devt, !read_only, holder);
+	err = xbb_vbd_claim_open(be, devt, read_only, shared, vm);
 	if (err)
 		return err;
 	bdev = vbd->xb.bdev;
@@ -127,6 +221,8 @@ int xbb_vbd_open(struct xbb_dev *be, dev_t devt, bool read_only, bool shared,
 
 out_close:
 	xb_bdev_close(&vbd->xb);
+	xbb_claim_put(vbd->claim);
+	vbd->claim = NULL;
 	return err;
 }
 
@@ -145,6 +241,8 @@ void xbb_vbd_close(struct xbb_dev *be)
 		return;
 	xb_bdev_close(&vbd->xb);
 	vbd->bdev = NULL;
+	xbb_claim_put(vbd->claim);
+	vbd->claim = NULL;
 }
 
 /**

@@ -541,8 +541,8 @@ static int xbb_read_physdev(struct xbb_dev *be, dev_t *devt)
 static int xbb_open_physdev(struct xbb_dev *be, dev_t devt, const char *mode)
 {
 	struct xenbus_device *dev = be->xdev;
+	char dir[32], *type, *vm;
 	bool cdrom = false;
-	char *type;
 	int err;
 
 	type = xblk_xs_read_str(dev->otherend, "device-type");
@@ -550,11 +550,17 @@ static int xbb_open_physdev(struct xbb_dev *be, dev_t devt, const char *mode)
 		cdrom = !strcmp(type, "cdrom");
 		kfree(type);
 	}
+	/* the VM the domain runs (toolstack-written): vbd.c shares its claim */
+	snprintf(dir, sizeof(dir), "/local/domain/%u", dev->otherend_id);
+	vm = xblk_xs_read_str(dir, "vm");
+	if (IS_ERR(vm))
+		vm = NULL;
 
 	err = xbb_check_physdev_path(be, devt);
 	if (!err)
 		err = xbb_vbd_open(be, devt, !strchr(mode, 'w'),
-				   !!strchr(mode, '!'), cdrom);
+				   !!strchr(mode, '!'), cdrom, vm ?: "");
+	kfree(vm);
 	if (err)
 		xenbus_dev_fatal(dev, err, "opening device %u:%u%s",
 				 MAJOR(devt), MINOR(devt),

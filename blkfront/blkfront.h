@@ -178,6 +178,8 @@ struct xbf_hq {
  * @indirect: indirect descriptor frames (with pages)
  * @need_rerun: a request was turned away for lack of grants
  * @irq_batch: responses to ask for per interrupt (1: every response)
+ * @frozen: the domain is being saved or migrated (xbf_rings_freeze()): an
+ *	    event per response, no @poll_timer, no xbf_ring_look()
  * @poll_timer: bounds how long a response waits for its batch
  * @hctx: the hardware queue served by this ring (the first one, if shared)
  * @stats: counters
@@ -211,6 +213,7 @@ struct xbf_ring {
 	bool need_rerun;
 
 	unsigned int irq_batch;
+	bool frozen;
 	struct hrtimer poll_timer;
 
 	struct blk_mq_hw_ctx *hctx;
@@ -402,6 +405,7 @@ void xbf_ring_look(struct xbf_ring *ring);
 unsigned int xbf_ring_oldest(struct xbf_ring *ring, unsigned long *sent);
 struct xbf_req *xbf_ring_take_inflight(struct xbf_ring *ring);
 struct xbf_req *xbf_ring_reclaim(struct xbf_ring *ring);
+void xbf_rings_freeze(struct xbf_info *info);
 
 /* grant.c */
 int xbf_pool_init(struct xbf_pool *pool, unsigned int nr, bool with_pages,

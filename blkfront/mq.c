@@ -555,9 +555,9 @@ out_unlock:
  * xbf_disk_suspend() - take back every request the old backend was sent
  * @info: the disk, just restored, whose rings are still allocated
  *
- * Quiesces the queue, collects the responses the old backend wrote before
- * the save, and requeues the rest, which are sent again by
- * xbf_disk_reconnect().  Their grants are returned (the restored domain's
+ * Quiesces the queue and requeues every request we had not taken a
+ * response for (the old ring is not read: xbf_ring_reclaim()), to be sent
+ * again by xbf_disk_reconnect().  Their grants are returned (the restored domain's
  * grant table is new, so nothing maps them).
  *
  * Context: process context, info->mutex held.

@@ -49,7 +49,7 @@ static bool xbf_rsp_rearm(struct xbf_ring *ring)
 	 * end of their batch, and the backend must answer every one of them.
 	 */
 	unsigned int out = fr->req_prod_pvt - fr->rsp_cons;
-	unsigned int batch = clamp(out, 1U, ring->irq_batch);
+	unsigned int batch = ring->frozen ? 1 : clamp(out, 1U, ring->irq_batch);
 
 	lockdep_assert_held(&ring->lock);
 	if (RING_HAS_UNCONSUMED_RESPONSES(fr))
@@ -137,6 +137,10 @@ static int xbf_ring_poll(struct xbf_ring *ring, bool from_timer)
 	if (ring->broken) {
 		spin_unlock_irqrestore(&ring->lock, flags);
 		return -1;
+	}
+	if (from_timer && ring->frozen) {
+		spin_unlock_irqrestore(&ring->lock, flags);
+		return 0;
 	}
 	work = xbf_collect(ring, &tail);
 	broken = ring->broken;
@@ -392,9 +396,14 @@ struct xbf_req *xbf_ring_take_inflight(struct xbf_ring *ring)
  * xbf_ring_reclaim() - take back the requests of a ring that is going away
  * @ring: the ring of a domain just restored (its backend is gone)
  *
- * Responses the old backend wrote before the save are real: they are
- * completed first.  The requests still unanswered are returned, chained
- * through xbf_req.next, still holding their grants.
+ * Every request we had not taken a response for is returned, chained
+ * through xbf_req.next, still holding its grants, to be sent again.  The
+ * ring itself is not read: the old backend may go on writing it (and the
+ * data pages of reads) through its mappings after the domain is
+ * suspended, and the copy the save or migration took need not be
+ * consistent; after a live migration a restored ring has been seen to
+ * give a request's first bytes as a response.  Sending a request again is
+ * safe; trusting such a response is not.
  *
  * Context: process context; the event channel is dead.
  * Return: the chain, or NULL.
@@ -402,11 +411,38 @@ struct xbf_req *xbf_ring_take_inflight(struct xbf_ring *ring)
 struct xbf_req *xbf_ring_reclaim(struct xbf_ring *ring)
 {
 	hrtimer_cancel(&ring->poll_timer);
-	xbf_ring_poll(ring, true);
-	/* The poll may have armed the timer again. */
-	hrtimer_cancel(&ring->poll_timer);
 
 	return xbf_ring_take_inflight(ring);
+}
+
+/**
+ * xbf_rings_freeze() - the domain is about to be suspended (save, migration)
+ * @info: the disk
+ *
+ * From here on each ring asks for an event per response, its timer stays
+ * off and xbf_ring_look() does not read it: after the domain resumes
+ * elsewhere the event channels are dead, but a timer or the I/O timeout
+ * work would still read a ring the old backend may have kept writing.  If
+ * the suspend is cancelled the rings keep working this way (no batching,
+ * no look for a lost event), until the next reconnect allocates new ones.
+ *
+ * Context: process context; takes xbf_ring.lock.
+ */
+void xbf_rings_freeze(struct xbf_info *info)
+{
+	unsigned long flags;
+	unsigned int i;
+
+	lockdep_assert_held(&info->mutex);
+	for (i = 0; i < info->nr_rings; i++) {
+		struct xbf_ring *ring = &info->rings[i];
+
+		spin_lock_irqsave(&ring->lock, flags);
+		ring->frozen = true;
+		spin_unlock_irqrestore(&ring->lock, flags);
+		/* after the flag: xbf_rsp_rearm() starts no new timer */
+		hrtimer_cancel(&ring->poll_timer);
+	}
 }
 
 /**

@@ -12,6 +12,8 @@
  *   remove            -> give a backend that still serves a bounded time to
  *                        answer, fail the rest, delete the gendisk, free
  *                        rings and grants
+ *   suspend           -> no batching timers: the rings may not be read after
+ *                        the domain resumes elsewhere;
  *   resume (restore)  -> take back unanswered requests, free the old rings;
  *                        the new backend then goes through InitWait and
  *                        Connected as above, and the requests are sent again
@@ -535,6 +537,21 @@ static void xbf_remove(struct xenbus_device *dev)
 }
 
 /*
+ * The domain is about to be suspended for a save or a migration: stop the
+ * rings' batching timers (xbf_rings_freeze()).
+ */
+static int xbf_suspend(struct xenbus_device *dev)
+{
+	struct xbf_info *info = dev_get_drvdata(&dev->dev);
+
+	mutex_lock(&info->mutex);
+	if (info->rings)
+		xbf_rings_freeze(info);
+	mutex_unlock(&info->mutex);
+	return 0;
+}
+
+/*
  * The domain was restored (xl restore, or the end of a migration): the old
  * backend, our event channels and grants are gone.  Take back what it never
  * answered and free the rings; the xenbus core then watches the new
@@ -582,6 +599,7 @@ static struct xenbus_driver xbf_driver = {
 	.ids = xbf_ids,
 	.probe = xbf_probe,
 	.remove = xbf_remove,
+	.suspend = xbf_suspend,
 	.resume = xbf_resume,
 	.otherend_changed = xbf_backend_changed,
 	.not_essential = true,

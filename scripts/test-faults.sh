@@ -20,7 +20,9 @@
 #   qos           (--long only) per-guest QoS: io.max and bfq weights on two
 #                 guests sharing one disk, bad paths, moves under I/O
 #   migrate       (--long only) xl migrate to this host with fio verify
-#                 running, 10 cycles, xblkfront on xblkback and on xen-blkback
+#                 running, 10 cycles, xblkfront on xblkback and on xen-blkback;
+#                 boots a Xen built with shadow paging (scripts/xen-shadow.sh,
+#                 built into /var/cache/xblk on first use, about 3 minutes)
 #
 # Cycle counts (short / --long): attach-detach leak cycles 3 / 20, xl
 # destroy with I/O 2 / 8, detach under writes 4 / 50, save/restore 2 / 10;

@@ -3,6 +3,8 @@
 #
 # Build the lab's boot images from installed Debian packages (called by run.sh):
 #   $OUT/xen                 uncompressed Xen (QEMU's multiboot loader cannot read the .gz)
+#   $OUT/xen-shadow          with XLAB_XEN_SHADOW set: that uncompressed Xen, the same 4.17 built
+#                            with shadow paging (scripts/xen-shadow.sh; run.sh's xen=shadow)
 #   $OUT/vmlinuz             Debian 6.1 kernel, dom0
 #   $OUT/dom0.cpio           dom0 initramfs: Xen toolstack, QEMU xen-block backend, blkback,
 #                            null_blk, loop, dm, lab scripts, and the whole domU payload in /guest
@@ -17,6 +19,7 @@
 #                        lib/modules/<kver> are under (default "": the host's /; the 6.12 tree
 #                        is unpacked by scripts/kimage612.sh and read with modprobe -d)
 #   XLAB_GUEST_MODULES   where the guest's xblkfront.ko & co are (default $OUT/modules)
+#   XLAB_XEN_SHADOW      an uncompressed Xen with shadow paging, copied to $OUT/xen-shadow
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 KVER=${1:?usage: build-images.sh KVER}
@@ -38,6 +41,10 @@ for f in "$DOM0_ROOT/boot/vmlinuz-$KVER" "$GUEST_ROOT/boot/vmlinuz-$GKVER" /boot
 done
 
 zcat /boot/xen-$XENVER-amd64.gz > "$OUT/xen"
+rm -f "$OUT/xen-shadow"
+if [ -n "${XLAB_XEN_SHADOW:-}" ]; then
+	cp "$XLAB_XEN_SHADOW" "$OUT/xen-shadow"
+fi
 cp "$DOM0_ROOT/boot/vmlinuz-$KVER" "$OUT/vmlinuz"
 cp "$GUEST_ROOT/boot/vmlinuz-$GKVER" "$OUT/vmlinuz-guest"
 echo "dom0 $KVER${DOM0_ROOT:+ from $DOM0_ROOT}, guest $GKVER${GUEST_ROOT:+ from $GUEST_ROOT}" > "$OUT/kernels"

@@ -23,7 +23,13 @@
 #                           modules built against its headers (README.md "Kernels");
 #                           tier=ci: make test's cut (long-only cases skipped, smaller fio
 #                           runs; README.md "CI's time"); hotplug=stock: Xen's own disk
-#                           hotplug script instead of init/hotplug-block
+#                           hotplug script instead of init/hotplug-block;
+#                           xen=shadow|stock: the hypervisor every suite of the run boots:
+#                           Debian's (stock), or the same 4.17 built with shadow paging by
+#                           scripts/xen-shadow.sh (cached in /var/cache/xblk/xen-shadow/,
+#                           built on first use; Debian's has none, and a PV guest cannot be
+#                           live-migrated without it). Default: shadow for the migrate suite,
+#                           stock for every other one
 #   XLAB_VERBOSE=1          stream the whole serial console (it is always in out/logs/)
 #   XLAB_NO_APT=1           never run apt-get (fail if something is missing)
 #   XLAB_NO_BUILD=1         reuse out/modules as they are
@@ -148,6 +154,10 @@ inner() {
 	"" | icount | wall) ;;
 	*) echo "XLAB_CLOCK=$XLAB_CLOCK: icount or wall" >&2; exit 2 ;;
 	esac
+	case $(xlab_str xen "") in
+	"" | stock | shadow) ;;
+	*) echo "XLAB_OPTS xen=$(xlab_str xen ""): stock or shadow" >&2; exit 2 ;;
+	esac
 
 	# -------------------------------------------------------------- packages
 	PKGS="qemu-system-x86 qemu-system-xen xen-hypervisor-4.17-amd64 xen-utils-4.17 xen-utils-common
@@ -236,11 +246,22 @@ inner() {
 	if [[ " ${SUITES[*]} " == *" blktests "* ]]; then
 		blktests_prep || exit 2
 	fi
+	# xen=shadow (the migrate suite's default): the hypervisor rebuilt with shadow paging,
+	# from the cache or built now (inside the lock: the build would slow another lab's QEMU)
+	XEN_SHADOW=
+	for s in "${SUITES[@]}" ""; do
+		[ -n "$s" ] || [ -n "${XLAB_SHELL:-}" ] || continue
+		[ "$(xen_flavour "$s")" = shadow ] || continue
+		say "a Xen with shadow paging (scripts/xen-shadow.sh; a first build takes minutes)"
+		XEN_SHADOW=$("$REPO/scripts/xen-shadow.sh" 2> >(sed 's/^/    /' >&2)) || XEN_SHADOW=
+		[ -n "$XEN_SHADOW" ] || say "no Xen with shadow paging: scripts/xen-shadow.sh failed"
+		break
+	done
 	say "building images"
 	# suite "many": a small guest image too (16 guests must fit in memory)
 	SMALL_GUEST=
 	[[ " ${SUITES[*]} " == *" many "* ]] && SMALL_GUEST=1
-	XLAB_SMALL_GUEST=$SMALL_GUEST XLAB_BLKTESTS=$BLKTESTS_DIR \
+	XLAB_XEN_SHADOW=$XEN_SHADOW XLAB_SMALL_GUEST=$SMALL_GUEST XLAB_BLKTESTS=$BLKTESTS_DIR \
 		XLAB_DKMS_DIR=$DKMS_DIR OUT=$OUT XLAB_DOM0_ROOT=$DOM0_ROOT XLAB_GUEST_KVER=$GUEST_KVER \
 		XLAB_GUEST_ROOT=$GUEST_ROOT XLAB_GUEST_MODULES=$GUEST_MODS \
 		"$HERE/build-images.sh" "$KVER" > "$OUT/images.log" 2>&1 ||
@@ -249,6 +270,8 @@ inner() {
 
 	if [ -n "${XLAB_SHELL:-}" ]; then
 		say "interactive dom0 (xl, xenstore, blkback, null_blk...); 'poweroff -f' ends it"
+		[ "$(xen_flavour "")" = shadow ] && [ ! -f "$OUT/xen-shadow" ] &&
+			{ echo "xen=shadow: no Xen with shadow paging" >&2; exit 2; }
 		boot "" "$OUT/logs/shell.log" "${XLAB_QEMU_TIMEOUT:-3600}"
 		exit $?
 	fi
@@ -270,6 +293,11 @@ inner() {
 				need_module "$suite" blkfront xblkfront.ko | tee -a "$RESULTS" | grep -q . && continue
 			fi ;;
 		esac
+		if [ "$(xen_flavour "$suite")" = shadow ] && [ ! -f "$OUT/xen-shadow" ]; then
+			echo "XLAB-CASE $suite/all: FAIL no Xen with shadow paging for it (scripts/xen-shadow.sh failed; XLAB_OPTS xen=stock boots Debian's)" |
+				tee -a "$RESULTS"
+			continue
+		fi
 		case $suite in demo) tmo=480 ;; back | back-extra) tmo=1500 ;; hostile-back) tmo=2400 ;; hostile) tmo=1800 ;;
 		# bench under icount: one TCG thread for all vCPUs, a 2 s (virtual) CPU-bound job takes
 		# 25-40 s of wall time, the whole suite ~30 min
@@ -285,7 +313,7 @@ inner() {
 			[ $try = 2 ] && log=$OUT/logs/$suite.retry.log
 			rm -f "$log"
 			echo "$log" > "$XLAB_CURRENT" 2>/dev/null
-			say "suite $suite: booting Xen (boot $try, $(suite_clock "$suite") clock, timeout ${tmo}s, console: ${log#"$REPO"/})"
+			say "suite $suite: booting Xen ($(xen_flavour "$suite"), boot $try, $(suite_clock "$suite") clock, timeout ${tmo}s, console: ${log#"$REPO"/})"
 			bs=$SECONDS
 			boot "$suite" "$log" "$tmo"
 			qrc=$?
@@ -415,6 +443,20 @@ kernel_series() {
 	printf -v "${side}_KVER" %s "$k"
 	printf -v "${side}_ROOT" %s "$r"
 	printf -v "${side}_KDIR" %s "$d"
+}
+
+# xen_flavour SUITE: the hypervisor SUITE boots ("" = the XLAB_SHELL boot): XLAB_OPTS xen=, else
+# shadow for migrate (Debian's Xen cannot live-migrate a PV guest) and stock for the others
+xen_flavour() {
+	local v
+	v=$(xlab_str xen "")
+	[ -n "$v" ] || { [ "$1" = migrate ] && v=shadow || v=stock; }
+	echo "$v"
+}
+
+# xen_image SUITE: the uncompressed hypervisor QEMU boots for SUITE
+xen_image() {
+	if [ "$(xen_flavour "$1")" = shadow ]; then echo "$OUT/xen-shadow"; else echo "$OUT/xen"; fi
 }
 
 foreign_qemu() { pgrep -x qemu-system-x86_64 2>/dev/null | head -1; }
@@ -548,7 +590,7 @@ boot() {
 	local cmd=(qemu-system-x86_64 -machine pc "${clk[@]}"
 		-cpu "${XLAB_CPU:-qemu64}" -smp 2 -m "$([ "$suite" = many ] && echo 4096 || echo 3072)"
 		-display none -vga none -monitor none -no-reboot -nodefaults -serial stdio
-		-pidfile "$OUT/qemu.pid" -kernel "$OUT/xen" -append "$(xen_cmdline "$suite")" -initrd "$initrd")
+		-pidfile "$OUT/qemu.pid" -kernel "$(xen_image "$suite")" -append "$(xen_cmdline "$suite")" -initrd "$initrd")
 	# insnprof=1: count every instruction per translation block (tests/bench/xlab-insnprof.c);
 	# a console line "XLAB-PROF-MARK TAG" asks for a dump into $OUT/insnprof/prof-TAG.txt
 	local prof=
