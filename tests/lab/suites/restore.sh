@@ -240,7 +240,7 @@ c_restore() {
 		fi
 		case_note "requests replayed per restore on xvdc: $n"
 	fi
-	case_note "$CYCLES ${MIGRATE:+live migration}${MIGRATE:-save/restore} cycles with $BE, queues/order per cycle: $seen"
+	case_note "$CYCLES $([ -n "${MIGRATE:-}" ] && echo live migration || echo save/restore) cycles with $BE, queues/order per cycle: $seen"
 }
 
 want() { [ -z "${XLAB_CASES:-}" ] || [[ ,$XLAB_CASES, == *,$1,* ]]; }
