@@ -22,9 +22,10 @@
 #
 # scripts/test-all.sh --long (make test-long) runs the long variants
 # instead: the fuzz targets 600 s each (make -C tests/unit fuzz-long), the
-# lab demo suite besides front and back, blktests and 16 guests on one
-# dom0 (tests/lab suites blktests, many), test-faults.sh --long, the lab
-# on the 6.12 kernel (stage lab612, scripts/test-k612.sh), and the
+# lab demo suite besides front and back, blktests (on 6.1, then on 6.12
+# both sides: stage blktests612) and 16 guests on one dom0 (tests/lab
+# suites blktests, many), test-faults.sh --long, the lab on the 6.12
+# kernel (stage lab612, scripts/test-k612.sh), and the
 # package stage with a lab boot on the DKMS-built modules; it is
 # far beyond CI's budget (several hours), so its budget is 6 h.
 #
@@ -152,6 +153,10 @@ for s in $stages; do
 			if [ -n "$long" ]; then
 				XLAB_TOTAL_TIMEOUT=${XLAB_TOTAL_TIMEOUT:-$(lab_guard)} \
 					stage blktests 3000 tests/lab/run.sh blktests
+				# and on bookworm-backports' 6.12, both sides
+				XLAB_OPTS="${XLAB_OPTS:+$XLAB_OPTS }dom0_kernel=6.12 guest_kernel=6.12" \
+				XLAB_TOTAL_TIMEOUT=${XLAB_TOTAL_TIMEOUT:-$(lab_guard)} \
+					stage blktests612 3000 tests/lab/run.sh blktests
 				# 16 guests on one dom0 (its own boot: QEMU gets 4 GiB)
 				XLAB_TOTAL_TIMEOUT=${XLAB_TOTAL_TIMEOUT:-$(lab_guard)} \
 					stage many 4000 tests/lab/run.sh many

@@ -119,13 +119,22 @@ outer() {
 # ------------------------------------------------------------------ inner
 MY_QEMU=
 cleanup() {
-	local p
+	local p i
+	# A second signal (pkill of the whole run reaches us, then timeout(1)
+	# forwards its own) must not cut this short: the 'exit 143' trap would
+	# end the shell inside the wait below, QEMU still running.
+	trap '' TERM INT HUP
 	# never leave our QEMU behind (and never touch another run's)
 	if [ -n "$MY_QEMU" ] && [ -f "$OUT/qemu.pid" ]; then
 		p=$(cat "$OUT/qemu.pid" 2>/dev/null)
 		if [ -n "$p" ] && grep -q qemu-system "/proc/$p/cmdline" 2>/dev/null; then
 			say "stopping QEMU (pid $p)"
-			kill -TERM "$p" 2>/dev/null; sleep 2; kill -KILL "$p" 2>/dev/null
+			kill -TERM "$p" 2>/dev/null
+			for i in 1 2 3 4 5 6 7 8 9 10; do
+				kill -0 "$p" 2>/dev/null || break
+				sleep 0.2
+			done
+			kill -KILL "$p" 2>/dev/null
 		fi
 		rm -f "$OUT/qemu.pid" "$OUT/serial.in"
 	fi
@@ -136,7 +145,7 @@ inner() {
 	RESULTS=${RESULTS:-$OUT/results.txt}
 	XLAB_CURRENT=${XLAB_CURRENT:-/dev/null}
 	trap cleanup EXIT
-	trap 'exit 143' TERM INT
+	trap 'exit 143' TERM INT HUP
 
 	if [ -n "${XLAB_SHELL:-}" ]; then
 		SUITES=()
