@@ -103,6 +103,8 @@ outer() {
 	rc=$?
 	# a signal interrupts wait: wait again for the child's own cleanup
 	while kill -0 $child 2>/dev/null; do wait $child; rc=$?; done
+	# the child's cleanup stops its QEMU; if the child was killed before it could, do it here
+	MY_QEMU=1 cleanup
 	if [ $rc = 124 ] || [ $rc = 137 ] || [ $rc -gt 128 ]; then
 		if [ -s "$XLAB_CURRENT" ] && [ -f "$(cat "$XLAB_CURRENT")" ]; then
 			boot_results "$(cat "$XLAB_CURRENT")" '[^/]*' live | sed 's/$/ [run stopped]/' | tee -a "$RESULTS"
@@ -121,8 +123,7 @@ MY_QEMU=
 cleanup() {
 	local p i
 	# A second signal (pkill of the whole run reaches us, then timeout(1)
-	# forwards its own) must not cut this short: the 'exit 143' trap would
-	# end the shell inside the wait below, QEMU still running.
+	# forwards its own) must not cut this short, QEMU still running.
 	trap '' TERM INT HUP
 	# never leave our QEMU behind (and never touch another run's)
 	if [ -n "$MY_QEMU" ] && [ -f "$OUT/qemu.pid" ]; then
@@ -145,7 +146,9 @@ inner() {
 	RESULTS=${RESULTS:-$OUT/results.txt}
 	XLAB_CURRENT=${XLAB_CURRENT:-/dev/null}
 	trap cleanup EXIT
-	trap 'exit 143' TERM INT HUP
+	# ignore the next signal at once: pkill of the run and timeout(1)'s own TERM arrive
+	# together, and a second 'exit' would cut the cleanup short
+	trap 'trap "" TERM INT HUP; exit 143' TERM INT HUP
 
 	if [ -n "${XLAB_SHELL:-}" ]; then
 		SUITES=()
