@@ -94,7 +94,7 @@ summary() {
 # had finished, plus the cases of the boot in progress.
 outer() {
 	local child rc line
-	export RESULTS=$OUT/results.$$ XLAB_CURRENT=$OUT/current.$$
+	export RESULTS=$OUT/results.$$ XLAB_CURRENT=$OUT/current.$$ XLAB_RUN=$$
 	: > "$RESULTS"
 	XLAB_INNER=1 timeout -k 60 "$TOTAL_TIMEOUT" "$0" "$@" &
 	child=$!
@@ -104,7 +104,8 @@ outer() {
 	# a signal interrupts wait: wait again for the child's own cleanup
 	while kill -0 $child 2>/dev/null; do wait $child; rc=$?; done
 	# the child's cleanup stops its QEMU; if the child was killed before it could, do it here
-	MY_QEMU=1 cleanup
+	# (only a QEMU our child started: a child that waited for the lock started none)
+	[ "$(cat "$OUT/qemu.owner" 2>/dev/null)" = "$$" ] && MY_QEMU=1 cleanup
 	if [ $rc = 124 ] || [ $rc = 137 ] || [ $rc -gt 128 ]; then
 		if [ -s "$XLAB_CURRENT" ] && [ -f "$(cat "$XLAB_CURRENT")" ]; then
 			boot_results "$(cat "$XLAB_CURRENT")" '[^/]*' live | sed 's/$/ [run stopped]/' | tee -a "$RESULTS"
@@ -121,7 +122,7 @@ outer() {
 # ------------------------------------------------------------------ inner
 MY_QEMU=
 cleanup() {
-	local p i
+	local p
 	# A second signal (pkill of the whole run reaches us, then timeout(1)
 	# forwards its own) must not cut this short, QEMU still running.
 	trap '' TERM INT HUP
@@ -131,13 +132,13 @@ cleanup() {
 		if [ -n "$p" ] && grep -q qemu-system "/proc/$p/cmdline" 2>/dev/null; then
 			say "stopping QEMU (pid $p)"
 			kill -TERM "$p" 2>/dev/null
-			for i in 1 2 3 4 5 6 7 8 9 10; do
+			for _ in 1 2 3 4 5 6 7 8 9 10; do
 				kill -0 "$p" 2>/dev/null || break
 				sleep 0.2
 			done
 			kill -KILL "$p" 2>/dev/null
 		fi
-		rm -f "$OUT/qemu.pid" "$OUT/serial.in"
+		rm -f "$OUT/qemu.pid" "$OUT/qemu.owner" "$OUT/serial.in"
 	fi
 }
 
@@ -619,6 +620,8 @@ boot() {
 	fi
 	printf '%q ' "${cmd[@]}" > "$log.cmd"
 	MY_QEMU=1
+	# which run's QEMU this is, for the outer process (outer())
+	echo "${XLAB_RUN:-}" > "$OUT/qemu.owner"
 	if [ -n "${XLAB_SHELL:-}" ]; then
 		timeout -k 10 "$tmo" "${cmd[@]}"
 		return $?
@@ -651,7 +654,7 @@ boot() {
 	wait $!
 	rc=$(cat "$OUT/qemu.rc" 2>/dev/null || echo 255)
 	exec 3>&-
-	rm -f "$OUT/serial.in" "$OUT/qemu.pid"
+	rm -f "$OUT/serial.in" "$OUT/qemu.pid" "$OUT/qemu.owner"
 	MY_QEMU=
 	return "$rc"
 }
