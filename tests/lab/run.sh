@@ -338,8 +338,9 @@ inner() {
 			why="qemu rc=$qrc"
 			[ "$qrc" = 124 ] && why="timeout after ${tmo}s"
 			grep -q XLAB-BOOT-ERROR "$log" && why="$why, $(grep -o 'XLAB-BOOT-ERROR.*' "$log" | head -1)"
+			# the whole line: a guest's console line starts with "[NAME] ", dom0's does not
 			grep -qE 'Kernel panic|Panic on CPU' "$log" &&
-				why="$why, $(grep -oE 'Kernel panic.*|Panic on CPU.*' "$log" | head -1)"
+				why="$why, $(grep -aE 'Kernel panic|Panic on CPU' "$log" | head -1 | tr -d '\r' | cut -c1-200)"
 			# a boot that ended early but did report cases is not retried (a hanging driver
 			# would only hang again); one that reported nothing (crash, flake) is, once
 			if [ -n "$res" ]; then

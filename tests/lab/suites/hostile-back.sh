@@ -413,12 +413,12 @@ c_timeout_fail() {
 
 # c_resize_flood FRONTEND: 200 sizes announced 10 ms apart; the guest's log and uevents counted
 c_resize_flood() {
-	local fe=$1 n=200 ms=10 t0 dt want lines uev size sec bound s0 u0
+	local fe=$1 n=200 ms=10 t0 dt want lines uev size sec bound s0 u0 f0 folds=
 	hb_use || return 1
 	fe_use "$G" "$fe" || return 1
 	hb_attach xvdb || return 1
-	g_ok "$G" "waitdev /dev/xvdb 45 && sleep 1 && echo s0=$KSEQ u0=\$(cat /sys/kernel/uevent_seqnum)" || return 1
-	s0=$(g_field s0) u0=$(g_field u0)
+	g_ok "$G" "waitdev /dev/xvdb 45 && sleep 1 && echo s0=$KSEQ u0=\$(cat /sys/kernel/uevent_seqnum) f0=\$(dmesg | grep -c 'folded in')" || return 1
+	s0=$(g_field s0) u0=$(g_field u0) f0=$(g_field f0)
 	t0=$(now)
 	echo "$n $ms" > "/sys/bus/xen-backend/devices/vbd-${G_DOMID[$G]}-$DEVID/resize_loop" ||
 		{ case_fail "resize_loop refused"; return 1; }
@@ -426,10 +426,11 @@ c_resize_flood() {
 	want=$(hb_attr xvdb sectors)
 	# the last size must land (xblkfront: a second later at worst); then 2 s for stragglers
 	g_ok -t 60 "$G" "i=0; while [ \$(cat /sys/block/xvdb/size) != $want ] && [ \$i -lt 150 ]; do sleep 0.1; i=\$((i+1)); done
-		sleep 2; echo size=\$(cat /sys/block/xvdb/size) s1=$KSEQ u1=\$(cat /sys/kernel/uevent_seqnum)
+		sleep 2; echo size=\$(cat /sys/block/xvdb/size) s1=$KSEQ u1=\$(cat /sys/kernel/uevent_seqnum) \
+			f1=\$(dmesg | grep -c 'folded in')
 		dmesg | grep -E 'capacity' | tail -2" || return 1
 	size=$(g_field size)
-	[[ $s0$u0$(g_field s1)$(g_field u1) =~ ^[0-9]+$ ]] ||
+	[[ $s0$u0$f0$(g_field s1)$(g_field u1)$(g_field f1) =~ ^[0-9]+$ ]] ||
 		{ case_fail "cannot read the guest's log sequence or uevent_seqnum"; return 1; }
 	lines=$(($(g_field s1) - s0)) uev=$(($(g_field u1) - u0))
 	expect "guest size after the loop (sectors)" "$size" "$want"
@@ -443,9 +444,12 @@ c_resize_flood() {
 		fi
 		[ "$lines" -le $((2 * bound)) ] ||
 			case_fail "$lines guest log lines for $n sizes in ${dt} s, expected at most $((2 * bound))"
-		grep -q "folded in" "$G_OUT" || case_fail "no 'N earlier changes folded in' in the last capacity line"
+		# 200 sizes in a few applied changes: some change must say it folded others in (not
+		# necessarily the last one: a lone size announced after a quiet second lands unfolded)
+		folds=$(($(g_field f1) - f0))
+		[ "$folds" -ge 1 ] || case_fail "no capacity line says 'N earlier changes folded in'"
 	fi
-	case_note "$fe: $n sizes announced in ${dt} s: guest log +$lines lines, +$uev uevents, size $size = last announced"
+	case_note "$fe: $n sizes announced in ${dt} s: guest log +$lines lines, +$uev uevents${folds:+, $folds lines with folded-in changes}, size $size = last announced"
 	hb_detach xvdb
 }
 
