@@ -5,6 +5,7 @@
 #   detach-ours      xblkfront in the guest
 #   detach-intree    xen-blkfront in the guest (only with XLAB_DETACH_INTREE=1 or when named in
 #                    XLAB_CASES: 6.1's xen-blkfront can hang, see below)
+#   detach-intreepair  the reference for that one: xen-blkfront on xen-blkback (same condition)
 # XLAB_DETACH_CYCLES (10; XLAB_OPTS="detach_cycles=50" for the long run) times:
 #   - xlab-ackw (tests/lab/tools/) writes self-describing 4 KiB blocks from 8 processes
 #     (4..256 KiB O_DIRECT writes, up to 8 requests in flight) and logs every acknowledged
@@ -36,13 +37,15 @@ DRV=/sys/bus/xen-backend/drivers/xblkback
 BK=nullb0
 DETACH_TIMEOUT=30
 
-# wait_no_vbd NAME VDEV: the backend left xenstore and sysfs and holds no grant and no page
-# (waits up to 20 s: the backend may still be finishing the I/O the guest had in flight)
+# wait_no_vbd NAME VDEV: the backend left xenstore and sysfs and (xblkback, which counts them)
+# holds no grant and no page (waits up to 20 s: the backend may still be finishing the I/O the
+# guest had in flight)
 wait_no_vbd() {
-	local devid i=0 g p
+	local devid i=0 g=0 p=0
 	devid=$(vdev_devid "$2")
 	while [ $i -lt 100 ]; do
-		g=$(cat $DRV/grants_mapped 2>/dev/null) p=$(cat $DRV/pages_in_use 2>/dev/null)
+		[ "$BACK" = xblkback ] &&
+			g=$(cat $DRV/grants_mapped 2>/dev/null) p=$(cat $DRV/pages_in_use 2>/dev/null)
 		! xenstore-exists "/local/domain/0/backend/vbd/${G_DOMID[$1]}/$devid" 2>/dev/null &&
 			[ ! -e "/sys/bus/xen-backend/devices/vbd-${G_DOMID[$1]}-$devid" ] &&
 			[ "$g" = 0 ] && [ "$p" = 0 ] && return 0
@@ -105,8 +108,10 @@ restore_block() {
 	dd if=$LAB_TMP/blk.orig of="$1" bs=4096 seek="$2" count=1 oflag=direct conv=notrunc 2>/dev/null
 }
 
-# c_detach FRONT: XLAB_DETACH_CYCLES x (write, detach under I/O, re-attach, verify)
+# c_detach FRONT [BACK]: XLAB_DETACH_CYCLES x (write, detach under I/O, re-attach, verify);
+# BACK is xblkback unless given
 c_detach() {
+	BACK=${2:-xblkback}
 	local fe=$1 n=${XLAB_DETACH_CYCLES:-10} i runid d inflight w0 w1 acked tacked=0 tchecked=0
 	local tnewer=0 tmixed=0 tlanded=0 dts="" dmax=0 ends="" bad sample m0 m1 ref ran=0
 	[[ $n =~ ^[0-9]+$ ]] && [ "$n" -gt 0 ] || { case_fail "bad XLAB_DETACH_CYCLES '$n'"; return 1; }
@@ -189,7 +194,7 @@ c_detach() {
 	m1=$(awk '/^MemFree:/{f=$2} /^Slab:/{s=$2} END{print f " " s}' /proc/meminfo)
 	case_note "$ran of $n cycles: writes acknowledged ${tacked} blocks, checked after re-attach ${tchecked} distinct blocks, all as written (${tnewer} also held a later unacknowledged write, ${tmixed} a per-sector mix of both, ${tlanded} unacknowledged-only landed)"
 	case_note "detach under I/O took$dts s (max ${dmax}s); per cycle writers ended by an error/longest writer run/guest writes in flight before the detach (max of the last 3 s):$ends"
-	case_note "after the last detach: grants_mapped=0 pages_in_use=0, no vbd, $fe refcnt 0; dom0 MemFree/Slab KiB after cycle 1 -> after the last: $m0 -> $m1"
+	case_note "after the last detach:$([ "$BACK" = xblkback ] && echo " grants_mapped=0 pages_in_use=0,") no vbd, $fe refcnt 0; dom0 MemFree/Slab KiB after cycle 1 -> after the last: $m0 -> $m1"
 }
 
 if [ ! -f /extra/xblkback.ko ]; then
@@ -213,10 +218,12 @@ if suite_begin; then
 	fi
 	# 6.1's xen-blkfront can hang on a detach under I/O (see above): the interop case runs
 	# only when asked for (scripts/test-faults.sh --long sets detach_intree=1)
-	if [ "${XLAB_DETACH_INTREE:-0}" = 1 ] || [[ ,${XLAB_CASES:-}, == *,detach-intree,* ]]; then
+	if [ "${XLAB_DETACH_INTREE:-0}" = 1 ] || [[ ,${XLAB_CASES:-}, == *,detach-intree,* || ,${XLAB_CASES:-}, == *,detach-intreepair,* ]]; then
 		want detach-intree && run_case detach-intree c_detach xen-blkfront
+		want detach-intreepair && run_case detach-intreepair c_detach xen-blkfront xen-blkback
 	else
 		want detach-intree && case_skip detach-intree "6.1 xen-blkfront can hang in del_gendisk on a detach under I/O (upstream bug, see suite header); runs with detach_intree=1"
+		want detach-intreepair && case_skip detach-intreepair "the in-tree pair's reference for detach-intree; runs with detach_intree=1"
 	fi
 else
 	case_begin setup; case_fail "suite setup failed"; case_end
