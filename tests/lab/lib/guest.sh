@@ -377,6 +377,12 @@ ackw_end() {
 			echo "ackw_end: pid ${p#/proc/} $(grep '^State' "$p/status") wchan=$(cat "$p/wchan" 2>/dev/null)"
 			cat "$p/stack" 2>/dev/null | head -12
 		done
+		# where xenbus's thread is: a frontend's remove() waiting on the disk shows here
+		for p in /proc/[0-9]*; do
+			[ "$(cat "$p/comm" 2>/dev/null)" = xenwatch ] || continue
+			echo "ackw_end: xenwatch $(grep '^State' "$p/status" | tr '\t' ' ') stack:" \
+				"$(awk '{ sub(/\+.*/, "", $2); print $2 }' "$p/stack" 2>/dev/null | tr '\n' ' ')"
+		done
 		cat /sys/block/"$2"/inflight 2>/dev/null
 		return 3
 	fi
