@@ -27,11 +27,11 @@
 # cycle 3, 2 and 8 of three runs, with xen-blkback (detach-intreepair) in cycle 2 (2026-12-04,
 # tests/lab/README.md). The guest's xenwatch waits in blkfront_remove -> del_gendisk ->
 # blk_mq_freeze_queue_wait and a writer in submit_bio_wait, after the detach itself finished.
-# One way there, from its source: blkfront_closing() stops the queues and goes Closed, but completions that
-# arrive after it restart them (kick_pending_request_queues) and blkif_queue_rq() does not check
-# the state, so a request can reach the ring after the frontend went Closed, which no backend
-# reads; nothing fails it before del_gendisk() waits for it. xblkfront fails new requests once
-# closing, and what is left at remove (xbf_remove).
+# One way there, from its source: blkfront_closing() stops the queues and goes Closed, but
+# completions that arrive after it restart them (kick_pending_request_queues) and
+# blkif_queue_rq() does not check the state, so a request can reach the ring after the frontend
+# went Closed, which no backend reads; nothing fails it before del_gendisk() waits for it.
+# xblkfront fails new requests once closing, and what is left at remove (xbf_remove).
 # A cycle that ends in exactly that hang (fe_known_hang) does not fail detach-intree: the backend
 # must still have finished (vbd gone, nothing mapped, no dom0 warning); the guest is replaced and
 # the cycles go on, up to 3 such hangs; that cycle's writes are not checked (their log was in
@@ -230,7 +230,7 @@ c_detach() {
 	[ "$ran" -gt 0 ] || [ "$BACK" != xblkback ] ||
 		case_fail "no cycle completed before the frontend hung: no write was checked"
 	[ "$hangs" = 0 ] ||
-		case_note "xen-blkfront hung (blkfront_remove -> del_gendisk, a writer in submit_bio_wait) in cycle$hang_at: the known 6.1 frontend hang; each time the detach had completed and the backend left nothing behind; the guest was replaced$([ "$hangs" -ge "$maxhangs" ] && echo ", and the case ended at the ${maxhangs}th")"
+		case_note "xen-blkfront hung (blkfront_remove -> del_gendisk, a writer in submit_bio_wait) in cycle$hang_at: the known 6.1 frontend hang; each time the detach had completed and the backend left nothing behind; the guest was replaced$([ "$hangs" -ge "$maxhangs" ] && echo "; the case ends at hang $maxhangs")"
 	case_note "$ran of $n cycles completed: writes acknowledged ${tacked} blocks, checked after re-attach ${tchecked} distinct blocks, all as written (${tnewer} also held a later unacknowledged write, ${tmixed} a per-sector mix of both, ${tlanded} unacknowledged-only landed)"
 	case_note "detach under I/O took$dts s (max ${dmax}s); per cycle writers ended by an error/longest writer run/guest writes in flight before the detach (max of the last 3 s):$ends"
 	case_note "after the last detach:$([ "$BACK" = xblkback ] && echo " grants_mapped=0 pages_in_use=0,") no vbd$([ -n "${G_DOMID[$G]:-}" ] && echo ", $fe refcnt 0"); dom0 MemFree/Slab KiB after cycle 1 -> after the last: $m0 -> $m1"
