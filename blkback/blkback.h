@@ -203,9 +203,14 @@ struct xbb_gnt {
  * @unmap_pages: page of each unmap operation
  * @gnt: request grant of each map operation
  * @pg: persistent grant created by each map operation, or NULL
+ * @spare: free pages held out of the ring's page cache, so that a page
+ *	  reserved for a segment and given back at once (a persistent grant
+ *	  that was already mapped) costs no lock round trip
  * @nr_map: queued map operations
  * @nr_unmap: queued unmap operations
- * @cap: size of each array
+ * @nr_spare: pages on @spare
+ * @cap: size of each array but @spare
+ * @spare_cap: size of @spare
  *
  * Owned by the ring thread.
  */
@@ -216,9 +221,12 @@ struct xbb_batch {
 	struct page **unmap_pages;
 	struct xbb_gnt **gnt;
 	struct xbb_pgrant **pg;
+	struct page **spare;
 	unsigned int nr_map;
 	unsigned int nr_unmap;
+	unsigned int nr_spare;
 	unsigned int cap;
+	unsigned int spare_cap;
 };
 
 struct xbb_ring;
@@ -446,6 +454,9 @@ enum xbb_next {
  * @max_pages: limit on @pages_reserved (max_inflight_pages)
  * @page_cache: free pages to map grants at
  * @pgrants: persistent grants by gref
+ * @pg_hash: a direct-mapped cache of @pgrants, indexed by gref & @pg_hash_mask:
+ *	each entry NULL or a grant in the tree, so most lookups skip the walk
+ * @pg_hash_mask: its size - 1 (NULL @pg_hash: persistence off)
  * @pg_lru: unused persistent grants, least recently used first
  * @nr_pgrants: persistent grants mapped or being mapped
  * @max_pgrants: limit on @nr_pgrants; 0 when persistence is off
@@ -484,6 +495,8 @@ struct xbb_ring {
 	unsigned int max_pages;
 	struct gnttab_page_cache page_cache;
 	struct rb_root pgrants;
+	struct xbb_pgrant **pg_hash;
+	unsigned int pg_hash_mask;
 	struct list_head pg_lru;
 	unsigned int nr_pgrants;
 	unsigned int max_pgrants;

@@ -11,7 +11,10 @@
  *
  * Pages come from a per-ring gnttab_page_cache and are reserved when a
  * request is taken off the ring (xbb_gnt_reserve()), so that mapping never
- * fails for lack of memory after the request was consumed.
+ * fails for lack of memory after the request was consumed.  With persistent
+ * grants nearly every reserved page goes straight back (its grant is
+ * already mapped); a small stack of spare pages in front of the cache,
+ * owned by the ring thread, saves those pages the cache's lock.
  *
  * A map can still fail for now rather than for good: Xen out of maptrack
  * entries (GNTST_no_device_space, GNTST_no_space), a page being paged in
@@ -31,7 +34,9 @@
  *
  * Persistent grants (feature-persistent): when the frontend reuses a fixed
  * set of grants, a grant stays mapped after its request completes, kept in
- * an rb-tree by grant reference.  Unused ones sit on an LRU list; when the
+ * an rb-tree by grant reference, with a direct-mapped cache in front of it
+ * (a frontend's references are mostly one dense range, so nearly every
+ * segment's lookup is one load).  Unused ones sit on an LRU list; when the
  * tree is at max_persistent_grants the least recently used unused grant is
  * unmapped to make room, and when none is unused the segment is mapped for
  * this request only.  Persistent mappings are always read-write, as a grant
@@ -54,6 +59,11 @@
 static atomic_long_t xbb_grants_mapped = ATOMIC_LONG_INIT(0);
 static atomic_long_t xbb_pages_in_use = ATOMIC_LONG_INIT(0);
 
+/* Most spare pages a ring keeps (a 64-slot ring of 128 KiB requests). */
+#define XBB_SPARE_MAX	2304
+/* Most entries of a ring's persistent-grant cache (xbb_ring.pg_hash). */
+#define XBB_PG_HASH_MAX	4096
+
 /**
  * xbb_gnt_levels() - grants mapped and pages in use by the whole driver
  * @grants: result, grants mapped now (persistent ones included)
@@ -67,10 +77,17 @@ void xbb_gnt_levels(long *grants, long *pages)
 	*pages = atomic_long_read(&xbb_pages_in_use);
 }
 
+/* Pages on the spare stack count as in use: they are out of the cache. */
 static int xbb_page_get(struct xbb_ring *ring, struct page **page)
 {
-	int err = gnttab_page_cache_get(&ring->page_cache, page);
+	struct xbb_batch *b = &ring->batch;
+	int err;
 
+	if (b->nr_spare) {
+		*page = b->spare[--b->nr_spare];
+		return 0;
+	}
+	err = gnttab_page_cache_get(&ring->page_cache, page);
 	if (!err)
 		atomic_long_inc(&xbb_pages_in_use);
 	return err;
@@ -78,8 +95,26 @@ static int xbb_page_get(struct xbb_ring *ring, struct page **page)
 
 static void xbb_page_put(struct xbb_ring *ring, struct page **page)
 {
+	struct xbb_batch *b = &ring->batch;
+
+	if (b->nr_spare < b->spare_cap) {
+		b->spare[b->nr_spare++] = *page;
+		return;
+	}
 	gnttab_page_cache_put(&ring->page_cache, page, 1);
 	atomic_long_dec(&xbb_pages_in_use);
+}
+
+/* Give every spare page back to the cache. */
+static void xbb_spare_drain(struct xbb_ring *ring)
+{
+	struct xbb_batch *b = &ring->batch;
+
+	if (!b->nr_spare)
+		return;
+	gnttab_page_cache_put(&ring->page_cache, b->spare, b->nr_spare);
+	atomic_long_sub(b->nr_spare, &xbb_pages_in_use);
+	b->nr_spare = 0;
 }
 
 static unsigned long xbb_page_addr(struct page *page)
@@ -89,7 +124,7 @@ static unsigned long xbb_page_addr(struct page *page)
 
 /**
  * xbb_gnt_init() - set up the grant state of a ring
- * @ring: ring, not running
+ * @ring: ring, not running, its page budget (max_pages) set
  * @batch: operations per hypercall batch
  *
  * Context: process context.
@@ -110,11 +145,22 @@ int xbb_gnt_init(struct xbb_ring *ring, unsigned int batch)
 	b->unmap_pages = kvcalloc(batch, sizeof(*b->unmap_pages), GFP_KERNEL);
 	b->gnt = kvcalloc(batch, sizeof(*b->gnt), GFP_KERNEL);
 	b->pg = kvcalloc(batch, sizeof(*b->pg), GFP_KERNEL);
+	/* What a full pass reserves, so that it all comes back here. */
+	b->spare_cap = min(ring->max_pages, XBB_SPARE_MAX);
+	b->spare = kvcalloc(b->spare_cap, sizeof(*b->spare), GFP_KERNEL);
+	if (ring->max_pgrants) {
+		unsigned int n = min_t(unsigned int, XBB_PG_HASH_MAX,
+				       roundup_pow_of_two(ring->max_pgrants));
+
+		ring->pg_hash = kvcalloc(n, sizeof(*ring->pg_hash), GFP_KERNEL);
+		ring->pg_hash_mask = n - 1;
+	}
 	b->nr_map = 0;
 	b->nr_unmap = 0;
+	b->nr_spare = 0;
 	b->cap = batch;
 	if (!b->map || !b->unmap || !b->pages || !b->unmap_pages || !b->gnt ||
-	    !b->pg) {
+	    !b->pg || !b->spare || (ring->max_pgrants && !ring->pg_hash)) {
 		xbb_gnt_exit(ring);
 		return -ENOMEM;
 	}
@@ -131,14 +177,17 @@ void xbb_gnt_exit(struct xbb_ring *ring)
 {
 	struct xbb_batch *b = &ring->batch;
 
-	WARN_ON_ONCE(b->nr_map || b->nr_unmap);
+	WARN_ON_ONCE(b->nr_map || b->nr_unmap || b->nr_spare);
 	kvfree(b->map);
 	kvfree(b->unmap);
 	kvfree(b->pages);
 	kvfree(b->unmap_pages);
 	kvfree(b->gnt);
 	kvfree(b->pg);
+	kvfree(b->spare);
 	memset(b, 0, sizeof(*b));
+	kvfree(ring->pg_hash);
+	ring->pg_hash = NULL;
 }
 
 /**
@@ -176,20 +225,31 @@ out_put:
 	return -ENOMEM;
 }
 
+static struct xbb_pgrant **xbb_pg_slot(struct xbb_ring *ring,
+				       grant_ref_t gref)
+{
+	return &ring->pg_hash[gref & ring->pg_hash_mask];
+}
+
 static struct xbb_pgrant *xbb_pgrant_find(struct xbb_ring *ring,
 					  grant_ref_t gref)
 {
+	struct xbb_pgrant **slot = xbb_pg_slot(ring, gref);
 	struct rb_node *n = ring->pgrants.rb_node;
 
+	if (*slot && (*slot)->gref == gref)
+		return *slot;
 	while (n) {
 		struct xbb_pgrant *pg = rb_entry(n, struct xbb_pgrant, node);
 
-		if (gref < pg->gref)
+		if (gref < pg->gref) {
 			n = n->rb_left;
-		else if (gref > pg->gref)
+		} else if (gref > pg->gref) {
 			n = n->rb_right;
-		else
+		} else {
+			*slot = pg;
 			return pg;
+		}
 	}
 	return NULL;
 }
@@ -208,12 +268,17 @@ static void xbb_pgrant_insert(struct xbb_ring *ring, struct xbb_pgrant *pg)
 	}
 	rb_link_node(&pg->node, parent, link);
 	rb_insert_color(&pg->node, &ring->pgrants);
+	*xbb_pg_slot(ring, pg->gref) = pg;
 	pg->in_tree = true;
 	ring->nr_pgrants++;
 }
 
 static void xbb_pgrant_erase(struct xbb_ring *ring, struct xbb_pgrant *pg)
 {
+	struct xbb_pgrant **slot = xbb_pg_slot(ring, pg->gref);
+
+	if (*slot == pg)
+		*slot = NULL;
 	rb_erase(&pg->node, &ring->pgrants);
 	pg->in_tree = false;
 	ring->nr_pgrants--;
@@ -506,6 +571,7 @@ void xbb_gnt_unmap_flush(struct xbb_ring *ring)
  */
 void xbb_gnt_trim(struct xbb_ring *ring, unsigned int keep)
 {
+	xbb_spare_drain(ring);
 	gnttab_page_cache_shrink(&ring->page_cache, keep);
 }
 

@@ -67,25 +67,29 @@ enum xbf_timeout_policy {
  * @ref: the grant reference
  * @page: our page behind @ref (persistent data grants and indirect frames),
  *	  or NULL when the reference is granted on a bio page per request
- * @lent: the bio page @ref is granted on while a request holds it
- * @node: link in the free list of its pool
+ * @lent: while a request holds it: the bio page @ref is granted on, or,
+ *	  with @page, the bio page a read's data is copied out to
+ * @off: where the segment starts in @lent (and in @page)
+ * @len: its length in bytes
  */
 struct xbf_gnt {
 	grant_ref_t ref;
 	struct page *page;
 	struct page *lent;
-	struct list_head node;
+	unsigned int off;
+	unsigned int len;
 };
 
 /**
- * struct xbf_pool - free list of grants
- * @free: unused entries
- * @nr_free: length of @free
+ * struct xbf_pool - a stack of free grants
+ * @free: unused entries, @free[0 .. @nr_free - 1] (array of @nr); the last
+ *	  one given back is taken first, while its page is still in cache
+ * @nr_free: entries on @free
  * @all: every entry, for teardown (array of @nr)
  * @nr: number of entries
  */
 struct xbf_pool {
-	struct list_head free;
+	struct xbf_gnt **free;
 	unsigned int nr_free;
 	struct xbf_gnt *all;
 	unsigned int nr;

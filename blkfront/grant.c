@@ -52,20 +52,22 @@ int xbf_pool_init(struct xbf_pool *pool, unsigned int nr, bool with_pages,
 	unsigned int i;
 	int err;
 
-	INIT_LIST_HEAD(&pool->free);
-	pool->nr_free = 0;
-	pool->nr = 0;
-	pool->all = NULL;
+	*pool = (struct xbf_pool){};
 	if (!nr)
 		return 0;
 
 	pool->all = kvcalloc(nr, sizeof(*pool->all), GFP_KERNEL);
 	if (!pool->all)
 		return -ENOMEM;
+	pool->free = kvcalloc(nr, sizeof(*pool->free), GFP_KERNEL);
+	if (!pool->free) {
+		err = -ENOMEM;
+		goto out_free_all;
+	}
 
 	err = gnttab_alloc_grant_references(nr, &head);
 	if (err)
-		goto out_free_all;
+		goto out_free_stack;
 
 	for (i = 0; i < nr; i++) {
 		struct xbf_gnt *g = &pool->all[i];
@@ -83,25 +85,26 @@ int xbf_pool_init(struct xbf_pool *pool, unsigned int nr, bool with_pages,
 								 g->page,
 								 readonly);
 		}
-		list_add_tail(&g->node, &pool->free);
 		pool->nr++;
-		pool->nr_free++;
+		pool->free[pool->nr_free++] = g;
 	}
 	return 0;
 
 out_destroy:
 	xbf_pool_destroy(pool);
 	return err;
+out_free_stack:
+	kvfree(pool->free);
 out_free_all:
 	kvfree(pool->all);
-	pool->all = NULL;
+	*pool = (struct xbf_pool){};
 	return err;
 }
 
 /**
  * xbf_pool_destroy() - revoke and free every grant of a pool
  * @pool: the pool; no entry may belong to a request in flight (entries of
- *	  requests failed unanswered are off the free list: xbf_abandon())
+ *	  requests failed unanswered are off the free stack: xbf_abandon())
  *
  * A page the backend still maps is handed to gnttab_end_foreign_access(),
  * which frees it only once the backend lets go: we never reuse memory a
@@ -123,20 +126,9 @@ void xbf_pool_destroy(struct xbf_pool *pool)
 		else
 			gnttab_free_grant_reference(g->ref);
 	}
+	kvfree(pool->free);
 	kvfree(pool->all);
-	pool->all = NULL;
-	pool->nr = 0;
-	pool->nr_free = 0;
-	INIT_LIST_HEAD(&pool->free);
-}
-
-static struct xbf_gnt *xbf_pool_take(struct xbf_pool *pool)
-{
-	struct xbf_gnt *g = list_first_entry(&pool->free, struct xbf_gnt, node);
-
-	list_del(&g->node);
-	pool->nr_free--;
-	return g;
+	*pool = (struct xbf_pool){};
 }
 
 /**
@@ -165,10 +157,13 @@ bool xbf_grants_get(struct xbf_ring *ring, struct xbf_req *req,
 		spin_unlock_irqrestore(&ring->pool_lock, flags);
 		return false;
 	}
+	ring->data.nr_free -= nr_data;
 	for (i = 0; i < nr_data; i++)
-		req->gnt[i] = xbf_pool_take(&ring->data);
+		req->gnt[i] = ring->data.free[ring->data.nr_free + i];
+	ring->indirect.nr_free -= nr_indirect;
 	for (i = 0; i < nr_indirect; i++)
-		req->gnt[nr_data + i] = xbf_pool_take(&ring->indirect);
+		req->gnt[nr_data + i] =
+			ring->indirect.free[ring->indirect.nr_free + i];
 	spin_unlock_irqrestore(&ring->pool_lock, flags);
 
 	req->nr_data = nr_data;
@@ -184,17 +179,15 @@ static void xbf_grants_return(struct xbf_ring *ring, struct xbf_req *req)
 	lockdep_assert_held(&ring->pool_lock);
 	for (i = 0; i < n; i++) {
 		struct xbf_gnt *g = req->gnt[i];
+		struct xbf_pool *pool = i < req->nr_data ? &ring->data :
+						       &ring->indirect;
 
 		/* Lost to a backend that kept it mapped: not reusable. */
 		if (g->ref == INVALID_GRANT_REF)
 			continue;
-		if (i < req->nr_data) {
-			list_add(&g->node, &ring->data.free);
-			ring->data.nr_free++;
-		} else {
-			list_add(&g->node, &ring->indirect.free);
-			ring->indirect.nr_free++;
-		}
+		if (WARN_ON_ONCE(pool->nr_free == pool->nr))
+			continue;
+		pool->free[pool->nr_free++] = g;
 	}
 	req->nr_data = 0;
 	req->nr_indirect = 0;

@@ -51,11 +51,13 @@ static int xbf_emit_seg(struct xbf_build *b, unsigned int i,
 	if (WARN_ON_ONCE(xblk_seg_sectors(seg->off, seg->len, &first, &last)))
 		return -EIO;
 
-	if (!b->persistent) {
-		g->lent = seg->page;
+	/* A read into our pages is copied out to here on completion. */
+	g->lent = seg->page;
+	g->off = seg->off;
+	g->len = seg->len;
+	if (!b->persistent)
 		gnttab_page_grant_foreign_access_ref_one(g->ref, b->domid,
 							 seg->page, b->write);
-	}
 	/* Counted as soon as granted, so a failure later still revokes it. */
 	req->nr_segs = i + 1;
 
@@ -239,26 +241,20 @@ blk_status_t xbf_prep(struct xbf_ring *ring, struct request *rq,
 	return sts;
 }
 
-/* Copy read data from our (persistent or bounce) pages into the request. */
-static void xbf_copy_back(struct request *rq)
+/*
+ * Copy read data from our (persistent or bounce) pages into the request,
+ * a segment at a time as xbf_emit_seg() recorded them: no walk of the bios.
+ */
+static void xbf_copy_back(struct xbf_req *req)
 {
-	struct xbf_req *req = xbf_req(rq);
-	struct xbf_seg seg = {};
-	struct req_iterator iter;
-	struct bio_vec bv;
-	unsigned int n = 0;
+	unsigned int i;
 
-	rq_for_each_segment(bv, rq, iter) {
-		if (n && xbf_seg_extends(&seg, &bv)) {
-			seg.len += bv.bv_len;
-		} else {
-			if (n == req->nr_segs)
-				return;
-			seg = (struct xbf_seg){ bv.bv_page, bv.bv_offset, bv.bv_len };
-			n++;
-		}
-		memcpy_to_bvec(&bv, page_address(req->gnt[n - 1]->page) +
-			       bv.bv_offset);
+	for (i = 0; i < req->nr_segs; i++) {
+		struct xbf_gnt *g = req->gnt[i];
+
+		memcpy_to_page(g->lent, g->off,
+			       page_address(g->page) + g->off, g->len);
+		g->lent = NULL;
 	}
 }
 
@@ -303,7 +299,7 @@ static void xbf_release(struct xbf_ring *ring, struct request *rq, s16 status)
 			xbf_fail(info, "backend still maps a completed request's page");
 		}
 	} else if (status == BLKIF_RSP_OKAY && req_op(rq) == REQ_OP_READ) {
-		xbf_copy_back(rq);
+		xbf_copy_back(req);
 	}
 
 	switch (status) {

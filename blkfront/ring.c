@@ -556,8 +556,8 @@ static int xbf_ring_alloc(struct xbf_ring *ring, unsigned int order)
 
 	spin_lock_init(&ring->lock);
 	spin_lock_init(&ring->pool_lock);
-	INIT_LIST_HEAD(&ring->data.free);
-	INIT_LIST_HEAD(&ring->indirect.free);
+	ring->data = (struct xbf_pool){};
+	ring->indirect = (struct xbf_pool){};
 
 	err = xenbus_setup_ring(dev, GFP_NOIO, (void **)&ring->sring, nr_pages,
 				ring->ring_refs);
