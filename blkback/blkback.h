@@ -203,14 +203,9 @@ struct xbb_gnt {
  * @unmap_pages: page of each unmap operation
  * @gnt: request grant of each map operation
  * @pg: persistent grant created by each map operation, or NULL
- * @spare: free pages held out of the ring's page cache, so that a page
- *	  reserved for a segment and given back at once (a persistent grant
- *	  that was already mapped) costs no lock round trip
  * @nr_map: queued map operations
  * @nr_unmap: queued unmap operations
- * @nr_spare: pages on @spare
- * @cap: size of each array but @spare
- * @spare_cap: size of @spare
+ * @cap: size of each array
  *
  * Owned by the ring thread.
  */
@@ -221,12 +216,9 @@ struct xbb_batch {
 	struct page **unmap_pages;
 	struct xbb_gnt **gnt;
 	struct xbb_pgrant **pg;
-	struct page **spare;
 	unsigned int nr_map;
 	unsigned int nr_unmap;
-	unsigned int nr_spare;
 	unsigned int cap;
-	unsigned int spare_cap;
 };
 
 struct xbb_ring;
@@ -453,6 +445,12 @@ enum xbb_next {
  * @pages_reserved: pages reserved by requests in flight (ditto)
  * @max_pages: limit on @pages_reserved (max_inflight_pages)
  * @page_cache: free pages to map grants at
+ * @spare: free pages held out of @page_cache by the ring thread, so that a
+ *	page reserved for a segment and given back at once (its persistent
+ *	grant was already mapped) costs no lock round trip; they count as in
+ *	use until xbb_gnt_trim() returns them
+ * @nr_spare: pages on @spare
+ * @spare_cap: size of @spare
  * @pgrants: persistent grants by gref
  * @pg_hash: a direct-mapped cache of @pgrants, indexed by gref & @pg_hash_mask:
  *	each entry NULL or a grant in the tree, so most lookups skip the walk
@@ -494,6 +492,9 @@ struct xbb_ring {
 	unsigned int pages_reserved;
 	unsigned int max_pages;
 	struct gnttab_page_cache page_cache;
+	struct page **spare;
+	unsigned int nr_spare;
+	unsigned int spare_cap;
 	struct rb_root pgrants;
 	struct xbb_pgrant **pg_hash;
 	unsigned int pg_hash_mask;

@@ -80,11 +80,10 @@ void xbb_gnt_levels(long *grants, long *pages)
 /* Pages on the spare stack count as in use: they are out of the cache. */
 static int xbb_page_get(struct xbb_ring *ring, struct page **page)
 {
-	struct xbb_batch *b = &ring->batch;
 	int err;
 
-	if (b->nr_spare) {
-		*page = b->spare[--b->nr_spare];
+	if (ring->nr_spare) {
+		*page = ring->spare[--ring->nr_spare];
 		return 0;
 	}
 	err = gnttab_page_cache_get(&ring->page_cache, page);
@@ -95,10 +94,8 @@ static int xbb_page_get(struct xbb_ring *ring, struct page **page)
 
 static void xbb_page_put(struct xbb_ring *ring, struct page **page)
 {
-	struct xbb_batch *b = &ring->batch;
-
-	if (b->nr_spare < b->spare_cap) {
-		b->spare[b->nr_spare++] = *page;
+	if (ring->nr_spare < ring->spare_cap) {
+		ring->spare[ring->nr_spare++] = *page;
 		return;
 	}
 	gnttab_page_cache_put(&ring->page_cache, page, 1);
@@ -108,13 +105,11 @@ static void xbb_page_put(struct xbb_ring *ring, struct page **page)
 /* Give every spare page back to the cache. */
 static void xbb_spare_drain(struct xbb_ring *ring)
 {
-	struct xbb_batch *b = &ring->batch;
-
-	if (!b->nr_spare)
+	if (!ring->nr_spare)
 		return;
-	gnttab_page_cache_put(&ring->page_cache, b->spare, b->nr_spare);
-	atomic_long_sub(b->nr_spare, &xbb_pages_in_use);
-	b->nr_spare = 0;
+	gnttab_page_cache_put(&ring->page_cache, ring->spare, ring->nr_spare);
+	atomic_long_sub(ring->nr_spare, &xbb_pages_in_use);
+	ring->nr_spare = 0;
 }
 
 static unsigned long xbb_page_addr(struct page *page)
@@ -146,8 +141,10 @@ int xbb_gnt_init(struct xbb_ring *ring, unsigned int batch)
 	b->gnt = kvcalloc(batch, sizeof(*b->gnt), GFP_KERNEL);
 	b->pg = kvcalloc(batch, sizeof(*b->pg), GFP_KERNEL);
 	/* What a full pass reserves, so that it all comes back here. */
-	b->spare_cap = min(ring->max_pages, XBB_SPARE_MAX);
-	b->spare = kvcalloc(b->spare_cap, sizeof(*b->spare), GFP_KERNEL);
+	ring->spare_cap = min(ring->max_pages, XBB_SPARE_MAX);
+	ring->spare = kvcalloc(ring->spare_cap, sizeof(*ring->spare),
+			       GFP_KERNEL);
+	ring->nr_spare = 0;
 	if (ring->max_pgrants) {
 		unsigned int n = min_t(unsigned int, XBB_PG_HASH_MAX,
 				       roundup_pow_of_two(ring->max_pgrants));
@@ -157,10 +154,9 @@ int xbb_gnt_init(struct xbb_ring *ring, unsigned int batch)
 	}
 	b->nr_map = 0;
 	b->nr_unmap = 0;
-	b->nr_spare = 0;
 	b->cap = batch;
 	if (!b->map || !b->unmap || !b->pages || !b->unmap_pages || !b->gnt ||
-	    !b->pg || !b->spare || (ring->max_pgrants && !ring->pg_hash)) {
+	    !b->pg || !ring->spare || (ring->max_pgrants && !ring->pg_hash)) {
 		xbb_gnt_exit(ring);
 		return -ENOMEM;
 	}
@@ -168,7 +164,7 @@ int xbb_gnt_init(struct xbb_ring *ring, unsigned int batch)
 }
 
 /**
- * xbb_gnt_exit() - free the batch arrays of a ring
+ * xbb_gnt_exit() - free a ring's batch arrays, spare pages and grant cache
  * @ring: ring whose grants were all freed (xbb_gnt_free_all())
  *
  * Context: process context.
@@ -177,15 +173,17 @@ void xbb_gnt_exit(struct xbb_ring *ring)
 {
 	struct xbb_batch *b = &ring->batch;
 
-	WARN_ON_ONCE(b->nr_map || b->nr_unmap || b->nr_spare);
+	WARN_ON_ONCE(b->nr_map || b->nr_unmap || ring->nr_spare);
 	kvfree(b->map);
 	kvfree(b->unmap);
 	kvfree(b->pages);
 	kvfree(b->unmap_pages);
 	kvfree(b->gnt);
 	kvfree(b->pg);
-	kvfree(b->spare);
 	memset(b, 0, sizeof(*b));
+	kvfree(ring->spare);
+	ring->spare = NULL;
+	ring->spare_cap = 0;
 	kvfree(ring->pg_hash);
 	ring->pg_hash = NULL;
 }
