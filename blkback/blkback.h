@@ -29,6 +29,7 @@
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
+#include <linux/hrtimer.h>
 #include <linux/workqueue.h>
 #include <linux/ratelimit.h>
 #include <linux/device.h>
@@ -38,6 +39,7 @@
 #include <xen/interface/io/blkif.h>
 
 #include <xblk/compat.h>
+#include <xblk/coalesce.h>
 #include <xblk/request.h>
 #include <xblk/retry.h>
 #include <xblk/xenstore.h>
@@ -67,6 +69,15 @@ struct xbb_params {
 void xbb_params_get(struct xbb_params *p);
 extern bool xbb_poll_inflight;
 extern bool xbb_irq_follow;
+extern unsigned int xbb_coalesce_reqs;
+extern unsigned int xbb_coalesce_usecs;
+
+/* Request coalescing (coalesce_reqs, coalesce_usecs): defaults and ranges. */
+#define XBB_DEF_COALESCE_REQS	10
+#define XBB_MAX_COALESCE_REQS	32
+#define XBB_DEF_COALESCE_USECS	20000
+#define XBB_MIN_COALESCE_USECS	10
+#define XBB_MAX_COALESCE_USECS	100000
 
 /* ------------------------------------------------------------------ */
 /* Ring layouts of the two x86 ABIs (request layouts in request.h).    */
@@ -328,6 +339,7 @@ unsigned int xbb_io_reap(struct xbb_ring *ring, struct list_head *done);
  * @gnt_unmap: grant unmap operations
  * @pgnt_hit: segments served by an already mapped persistent grant
  * @pgnt_evict: persistent grants unmapped to make room
+ * @timer_polls: looks at the ring by the coalescing timer (coalesce_usecs)
  * @passes: passes that took at least one request off the ring (requests
  *	per pass = (rd_req + wr_req + f_req + ds_req + err_req) / passes)
  *
@@ -353,6 +365,7 @@ struct xbb_ring_stats {
 	u64 gnt_unmap;
 	u64 pgnt_hit;
 	u64 pgnt_evict;
+	u64 timer_polls;
 	u64 passes;
 };
 
@@ -403,6 +416,7 @@ enum xbb_next {
 /* xbb_ring.flags */
 #define XBB_RING_EVENT	0	/* event received, EOI owed (irq -> thread) */
 #define XBB_RING_TRIM	1	/* dom0 is short of memory: empty the page cache */
+#define XBB_RING_TIMER	2	/* the coalescing timer expired (timer -> thread) */
 
 /**
  * struct xbb_ring - one shared ring, its event channel and its thread
@@ -434,6 +448,11 @@ enum xbb_next {
  * @retry_at: in XBB_INTAKE_BACKOFF, the time of the next attempt
  * @idle_round: this round follows XBB_IDLE_TIMEOUT without any wake-up
  * @took_since_eoi: requests were taken since the last late EOI
+ * @co: request coalescing (coalesce.h): co.batch is how many requests the
+ *	frontend is asked to publish before its next event (req_event that
+ *	far past req_cons), 1 when not coalescing
+ * @evt_timer: looks at the ring when requests have waited long enough for
+ *	the rest of their batch; sets XBB_RING_TIMER
  * @irq_cpu: the CPU the event channel was last bound to, -1 for Xen's default
  * @irq_moved: when it was (it follows the thread at most once a second)
  * @life: where the thread is in its life (a thread that died on the way
@@ -479,6 +498,8 @@ struct xbb_ring {
 	enum xbb_intake intake;
 	bool idle_round;
 	bool took_since_eoi;
+	struct xblk_coalesce co;
+	struct hrtimer evt_timer;
 	enum xbb_thread_life life;
 	int irq_cpu;
 	unsigned long irq_moved;

@@ -12,9 +12,9 @@
 #include "blkback.h"
 
 /* --------------------------------------------------------------------- */
-/* Module parameters.  All but two read-only once loaded: each device    */
-/* copies them when it is probed (xbb_params_get()), so a device never    */
-/* sees a mix.                                                            */
+/* Module parameters.  Each device copies the first six when it is      */
+/* probed (xbb_params_get()), so a device never sees a mix; the last    */
+/* four are read by the ring threads as they go.                         */
 
 static unsigned int xbb_max_queues;
 static unsigned int xbb_max_ring_order = XBLK_MAX_RING_ORDER;
@@ -25,6 +25,8 @@ static unsigned int xbb_max_inflight_pages = 4096;
 /* The exceptions: read by the ring threads as they go, safe to change. */
 bool xbb_poll_inflight = true;
 bool xbb_irq_follow = true;
+unsigned int xbb_coalesce_reqs = XBB_DEF_COALESCE_REQS;
+unsigned int xbb_coalesce_usecs = XBB_DEF_COALESCE_USECS;
 
 static int xbb_set_max_queues(const char *val, const struct kernel_param *kp)
 {
@@ -63,6 +65,19 @@ static int xbb_set_inflight(const char *val, const struct kernel_param *kp)
 	return param_set_uint_minmax(val, kp, 64, 1U << 18);
 }
 
+static int xbb_set_coalesce_reqs(const char *val,
+				 const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, XBB_MAX_COALESCE_REQS);
+}
+
+static int xbb_set_coalesce_usecs(const char *val,
+				  const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, XBB_MIN_COALESCE_USECS,
+				     XBB_MAX_COALESCE_USECS);
+}
+
 static const struct kernel_param_ops xbb_max_queues_ops = {
 	.set = xbb_set_max_queues,
 	.get = param_get_uint,
@@ -85,6 +100,16 @@ static const struct kernel_param_ops xbb_pgrants_ops = {
 
 static const struct kernel_param_ops xbb_inflight_ops = {
 	.set = xbb_set_inflight,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops xbb_coalesce_reqs_ops = {
+	.set = xbb_set_coalesce_reqs,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops xbb_coalesce_usecs_ops = {
+	.set = xbb_set_coalesce_usecs,
 	.get = param_get_uint,
 };
 
@@ -117,6 +142,19 @@ MODULE_PARM_DESC(irq_follow,
 module_param_named(poll_inflight, xbb_poll_inflight, bool, 0644);
 MODULE_PARM_DESC(poll_inflight,
 		 "While a ring has requests in flight, look for new ones when they complete (at the latest a jiffy later) instead of asking the frontend for an event; writable at runtime (default Y)");
+module_param_cb(coalesce_reqs, &xbb_coalesce_reqs_ops, &xbb_coalesce_reqs,
+		0644);
+MODULE_PARM_DESC(coalesce_reqs,
+		 "Under load, ask the frontend for an event only after up to this many requests, 1..32 (1: after each); writable at runtime (default "
+		 __stringify(XBB_DEF_COALESCE_REQS) ")");
+module_param_cb(coalesce_usecs, &xbb_coalesce_usecs_ops, &xbb_coalesce_usecs,
+		0644);
+MODULE_PARM_DESC(coalesce_usecs,
+		 "Longest a request waits for the rest of its batch (coalesce_reqs) before the ring is looked at anyway, us, "
+		 __stringify(XBB_MIN_COALESCE_USECS) ".."
+		 __stringify(XBB_MAX_COALESCE_USECS)
+		 "; writable at runtime (default "
+		 __stringify(XBB_DEF_COALESCE_USECS) ")");
 
 /**
  * xbb_params_get() - snapshot of the module parameters

@@ -12,13 +12,13 @@
  *      together (io.c: batched maps, one blk_plug);
  *   3. reaps again, then pushes every response of the round with one
  *      RING_PUSH_RESPONSES_AND_CHECK_NOTIFY and at most one notification;
- *   4. when the ring is drained, RING_FINAL_CHECK_FOR_REQUESTS re-arms
- *      req_event and catches a request published meanwhile - unless
- *      requests are still in flight (poll_inflight): their completions
- *      wake the thread anyway, so it looks at the ring then and the
- *      frontend need not notify; a wait that ends without any wake-up
- *      (XBB_POLL_TIMEOUT) re-arms, so a slow request delays new ones by
- *      one jiffy at most;
+ *   4. when the ring is drained, req_event is re-armed and a request
+ *      published meanwhile caught - unless requests are still in flight
+ *      (poll_inflight): their completions wake the thread anyway, so it
+ *      looks at the ring then and the frontend need not notify; a wait
+ *      that ends without any wake-up (XBB_POLL_TIMEOUT) re-arms, so a slow
+ *      request delays new ones by one jiffy at most.  Under load req_event
+ *      is set a batch ahead (coalescing, below), with a timer behind it;
  *   5. sends the late EOI the event owed (the event channel is bound with
  *      the late-EOI variant: a frontend cannot make us spin by notifying,
  *      and a round that found nothing tells Xen the event was spurious).
@@ -477,10 +477,11 @@ static void xbb_ring_backoff(struct xbb_ring *ring, unsigned int nr,
 
 /*
  * One pass: take the requests put off (once their backoff is over), then
- * every request available; map and submit them (io.c).  Return: whether
- * any was taken.
+ * every request available; map and submit them (io.c).  *@taken: how many
+ * came off the ring.  Return: whether any was taken (off the ring or the
+ * retry list).
  */
-static bool xbb_ring_consume(struct xbb_ring *ring)
+static bool xbb_ring_consume(struct xbb_ring *ring, unsigned int *taken)
 {
 	struct xbb_pass_count cnt = {};
 	unsigned int nr = 0, put_off = 0;
@@ -510,6 +511,7 @@ static bool xbb_ring_consume(struct xbb_ring *ring)
 				       nr - (cnt.taken - cnt.rejected));
 	}
 	xbb_ring_backoff(ring, nr, put_off);
+	*taken = cnt.taken;
 	return cnt.took;
 }
 
@@ -564,23 +566,88 @@ static void xbb_ring_follow(struct xbb_ring *ring)
 		ring->irq_cpu = cpu;
 }
 
+/*
+ * Request coalescing (coalesce.h): under load the frontend is asked for its
+ * next event only once co.batch more requests are published, so one event
+ * carries a batch and the thread wakes once for it; evt_timer looks at the
+ * ring when the batch is slow to come, after at most coalesce_usecs.
+ */
+static void xbb_ring_coalesce(struct xbb_ring *ring, RING_IDX unanswered,
+			      unsigned int taken, bool event, bool timer)
+{
+	enum xblk_pass_cause cause = event ? XBLK_PASS_EVENT :
+				     timer ? XBLK_PASS_TIMER : XBLK_PASS_OTHER;
+
+	if (cause == XBLK_PASS_TIMER && taken)
+		xbb_stat_inc(&ring->stats.timer_polls);
+	/* The frontend chose req_prod: never more than a ring's worth. */
+	unanswered = min_t(RING_IDX, unanswered, RING_SIZE(&ring->br.native));
+	xblk_coalesce_pass(&ring->co, ktime_get_ns(), taken, unanswered, cause,
+			   READ_ONCE(xbb_coalesce_reqs));
+}
+
+/*
+ * The ring is drained: ask for the next event, evt_batch requests ahead.
+ * Return: whether requests wait that no event will announce (take them).
+ */
+static bool xbb_ring_rearm(struct xbb_ring *ring)
+{
+	struct blkif_back_ring *br = &ring->br.native;
+	unsigned int batch = ring->co.batch;
+	RING_IDX waiting;
+	u64 wait;
+	int more;
+
+	if (batch <= 1) {
+		RING_FINAL_CHECK_FOR_REQUESTS(br, more);
+		return more;
+	}
+	WRITE_ONCE(br->sring->req_event, br->req_cons + batch);
+	virt_mb();	/* req_event before we look at req_prod again */
+	/* Insane values are caught by the pass that takes them. */
+	waiting = READ_ONCE(br->sring->req_prod) - br->req_cons;
+	if (waiting >= batch)
+		return true;
+	wait = xblk_coalesce_wait(&ring->co,
+				  XBB_MIN_COALESCE_USECS * NSEC_PER_USEC,
+				  (u64)READ_ONCE(xbb_coalesce_usecs) * NSEC_PER_USEC);
+	hrtimer_start(&ring->evt_timer, ns_to_ktime(wait), HRTIMER_MODE_REL);
+	return false;
+}
+
+static enum hrtimer_restart xbb_ring_timer(struct hrtimer *t)
+{
+	struct xbb_ring *ring = container_of(t, struct xbb_ring, evt_timer);
+
+	set_bit(XBB_RING_TIMER, &ring->flags);
+	wake_up(&ring->wq);
+	return HRTIMER_NORESTART;
+}
+
 static void xbb_ring_round(struct xbb_ring *ring, bool timed_out)
 {
 	bool event = test_and_clear_bit(XBB_RING_EVENT, &ring->flags);
-	unsigned int reaped;
+	bool timer = test_and_clear_bit(XBB_RING_TIMER, &ring->flags);
+	RING_IDX unanswered;
+	unsigned int reaped, taken;
 	bool took;
 	int more = 0;
 
+	hrtimer_try_to_cancel(&ring->evt_timer);	/* this round re-arms */
 	xbb_qos_ring_apply(ring);
 	ring->next = XBB_NEXT_WAIT;
 	xbb_ring_check_size(ring);
 	xbb_ring_reap(ring);
-	took = xbb_ring_consume(ring);
+	/* The frontend's requests not answered yet, this one's included. */
+	unanswered = READ_ONCE(ring->br.native.sring->req_prod) -
+		     ring->br.native.rsp_prod_pvt;
+	took = xbb_ring_consume(ring, &taken);
 	if (took && ring->idle_round && !event)
 		xbb_warn_rl(ring->be, "ring %u: found requests published without an event",
 			    ring->index);
 	reaped = xbb_ring_reap(ring);
 	xbb_ring_push(ring);
+	xbb_ring_coalesce(ring, unanswered, taken, event, timer);
 
 	if (ring->intake == XBB_INTAKE_FULL && reaped) {
 		/*
@@ -594,10 +661,8 @@ static void xbb_ring_round(struct xbb_ring *ring, bool timed_out)
 		if (ring->inflight && !timed_out && READ_ONCE(xbb_poll_inflight)) {
 			more = RING_HAS_UNCONSUMED_REQUESTS(&ring->br.native);
 			ring->next = more ? XBB_NEXT_NOW : XBB_NEXT_POLL;
-		} else {
-			RING_FINAL_CHECK_FOR_REQUESTS(&ring->br.native, more);
-			if (more)
-				ring->next = XBB_NEXT_NOW;
+		} else if (xbb_ring_rearm(ring)) {
+			ring->next = XBB_NEXT_NOW;
 		}
 	}
 	/*
@@ -625,6 +690,7 @@ static bool xbb_ring_has_work(struct xbb_ring *ring)
 {
 	return test_bit(XBB_RING_EVENT, &ring->flags) ||
 	       test_bit(XBB_RING_TRIM, &ring->flags) ||
+	       test_bit(XBB_RING_TIMER, &ring->flags) ||
 	       ring->next == XBB_NEXT_NOW ||
 	       !llist_empty(&ring->done) || kthread_should_stop();
 }
@@ -632,6 +698,7 @@ static bool xbb_ring_has_work(struct xbb_ring *ring)
 /* Wait for every request in flight, answer it, then drop every grant. */
 static void xbb_ring_drain(struct xbb_ring *ring)
 {
+	hrtimer_cancel(&ring->evt_timer);
 	xbb_ring_fail_retry(ring);
 	while (ring->inflight) {
 		if (!wait_event_idle_timeout(ring->wq,
@@ -731,6 +798,9 @@ static void xbb_ring_init(struct xbb_ring *ring)
 	ring->backoff = 0;
 	ring->irq_cpu = -1;
 	ring->irq_moved = jiffies;
+	xblk_coalesce_reset(&ring->co);
+	hrtimer_setup(&ring->evt_timer, xbb_ring_timer, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL);
 	ring->max_pgrants = be->persistent ? be->params.max_pgrants : 0;
 	/* Always room for one largest request: 4096 segments + 8 pages. */
 	ring->max_pages = max(be->params.max_inflight_pages,

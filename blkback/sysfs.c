@@ -68,6 +68,7 @@ XBB_STAT_ATTR(gnt_map);
 XBB_STAT_ATTR(gnt_unmap);
 XBB_STAT_ATTR(pgnt_hit);
 XBB_STAT_ATTR(pgnt_evict);
+XBB_STAT_ATTR(timer_polls);
 XBB_STAT_ATTR(passes);
 
 /* Persistent grants mapped now (a level, not a counter). */
@@ -119,6 +120,7 @@ static struct attribute *xbb_stat_attrs[] = {
 	&dev_attr_gnt_unmap.attr.attr,
 	&dev_attr_pgnt_hit.attr.attr,
 	&dev_attr_pgnt_evict.attr.attr,
+	&dev_attr_timer_polls.attr.attr,
 	&dev_attr_passes.attr.attr,
 	&dev_attr_persistent_grants.attr,
 	&dev_attr_inflight.attr,

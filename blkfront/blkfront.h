@@ -29,6 +29,7 @@
 #include <linux/workqueue.h>
 #include <xen/grant_table.h>
 #include <xen/xenbus.h>
+#include <xblk/coalesce.h>
 #include <xblk/xenstore.h>
 
 #define XBF_NAME	"xblkfront"
@@ -41,10 +42,12 @@
 #define XBF_DEF_MAX_INFLIGHT	32
 #define XBF_MAX_INFLIGHT	4096
 
-/* Interrupt batching (irq_batch): default, largest, and the longest wait. */
-#define XBF_DEF_IRQ_BATCH	8
+/* Interrupt batching (irq_batch, irq_wait_us): defaults and ranges. */
+#define XBF_DEF_IRQ_BATCH	10
 #define XBF_MAX_IRQ_BATCH	64
-#define XBF_IRQ_BATCH_WAIT_NS	(1000 * NSEC_PER_USEC)
+#define XBF_DEF_IRQ_WAIT_US	20000
+#define XBF_MIN_IRQ_WAIT_US	10
+#define XBF_MAX_IRQ_WAIT_US	100000
 
 /* Request timeouts (io_timeout, timeout_policy): default and largest, in s. */
 #define XBF_DEF_IO_TIMEOUT	30
@@ -181,7 +184,10 @@ struct xbf_hq {
  * @data: persistent data grants (with pages) or references for bio pages
  * @indirect: indirect descriptor frames (with pages)
  * @need_rerun: a request was turned away for lack of grants
- * @irq_batch: responses to ask for per interrupt (1: every response)
+ * @irq_batch: most responses to ask for per interrupt (1: every response)
+ * @irq_wait_ns: longest a response waits for the rest of its batch
+ * @rsp_co: response coalescing (coalesce.h): rsp_co.batch is how many
+ *	responses we ask for per interrupt now, 1..@irq_batch; under @lock
  * @frozen: the domain is being saved or migrated (xbf_rings_freeze()): an
  *	    event per response, no @poll_timer, no xbf_ring_look()
  * @poll_timer: bounds how long a response waits for its batch
@@ -217,6 +223,8 @@ struct xbf_ring {
 	bool need_rerun;
 
 	unsigned int irq_batch;
+	u64 irq_wait_ns;
+	struct xblk_coalesce rsp_co;
 	bool frozen;
 	struct hrtimer poll_timer;
 
@@ -380,6 +388,7 @@ extern unsigned int xbf_max_indirect_segs;
 extern bool xbf_persistent;
 extern unsigned int xbf_max_inflight;
 extern unsigned int xbf_irq_batch;
+extern unsigned int xbf_irq_wait_us;
 extern bool xbf_trusted;
 extern bool xbf_adaptive;
 extern bool xbf_gate;

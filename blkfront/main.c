@@ -23,6 +23,7 @@ unsigned int xbf_max_indirect_segs = 256;
 bool xbf_persistent = true;
 unsigned int xbf_max_inflight = XBF_DEF_MAX_INFLIGHT;
 unsigned int xbf_irq_batch = XBF_DEF_IRQ_BATCH;
+unsigned int xbf_irq_wait_us = XBF_DEF_IRQ_WAIT_US;
 bool xbf_trusted = true;
 bool xbf_adaptive = true;
 bool xbf_gate;
@@ -58,6 +59,12 @@ static int xbf_set_inflight(const char *val, const struct kernel_param *kp)
 static int xbf_set_irq_batch(const char *val, const struct kernel_param *kp)
 {
 	return param_set_uint_minmax(val, kp, 1, XBF_MAX_IRQ_BATCH);
+}
+
+static int xbf_set_irq_wait(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, XBF_MIN_IRQ_WAIT_US,
+				     XBF_MAX_IRQ_WAIT_US);
 }
 
 static int xbf_set_io_timeout(const char *val, const struct kernel_param *kp)
@@ -107,6 +114,11 @@ static const struct kernel_param_ops xbf_irq_batch_ops = {
 	.get = param_get_uint,
 };
 
+static const struct kernel_param_ops xbf_irq_wait_ops = {
+	.set = xbf_set_irq_wait,
+	.get = param_get_uint,
+};
+
 static const struct kernel_param_ops xbf_io_timeout_ops = {
 	.set = xbf_set_io_timeout,
 	.get = param_get_uint,
@@ -147,8 +159,15 @@ MODULE_PARM_DESC(trusted,
 		 "Trust backends with grants on the guest's own I/O pages; N: share only bounce pages holding request data (per disk also: trusted=0 in the vbd's xenstore directory, from the toolstack) (default Y)");
 module_param_cb(irq_batch, &xbf_irq_batch_ops, &xbf_irq_batch, 0644);
 MODULE_PARM_DESC(irq_batch,
-		 "Responses a ring asks the backend to collect before it interrupts us (never more than are outstanding; a timer bounds the wait to 1 ms); 1 = an interrupt per response, 1-64 (default "
+		 "Most responses a ring asks the backend to collect before it interrupts us, under load (the number follows what each interrupt finds; a timer bounds the wait, irq_wait_us); 1 = an interrupt per response, 1-64; sampled when a disk connects (default "
 		 __stringify(XBF_DEF_IRQ_BATCH) ")");
+module_param_cb(irq_wait_us, &xbf_irq_wait_ops, &xbf_irq_wait_us, 0644);
+MODULE_PARM_DESC(irq_wait_us,
+		 "Longest a response waits for the rest of its batch (irq_batch) before a timer takes it, us, "
+		 __stringify(XBF_MIN_IRQ_WAIT_US) "-"
+		 __stringify(XBF_MAX_IRQ_WAIT_US)
+		 "; sampled when a disk connects (default "
+		 __stringify(XBF_DEF_IRQ_WAIT_US) ")");
 module_param_cb(io_timeout, &xbf_io_timeout_ops, &xbf_io_timeout, 0644);
 MODULE_PARM_DESC(io_timeout,
 		 "Seconds a request may wait for the backend's answer before timeout_policy applies, 1-3600 (default "

@@ -11,10 +11,12 @@
  * late EOI so it cannot keep us busy, and move the disk to the error state.
  *
  * Interrupts are batched: after a pass we ask the backend (rsp_event) for
- * the next event only once irq_batch more responses are there, never more
- * than are outstanding, so the event always comes.  A response that waits
- * for its batch-mates waits at most XBF_IRQ_BATCH_WAIT_NS: a timer looks at
- * the ring then.
+ * the next event only once a batch of responses is there.  The batch
+ * follows what the passes find (include/xblk/coalesce.h), up to irq_batch;
+ * it may exceed the requests outstanding, since under load more are sent
+ * before the batch is due.  A response that waits for its batch-mates
+ * waits at most twice the time the batch takes at the recent rate, and
+ * never more than irq_wait_us: poll_timer looks at the ring then.
  */
 #include <linux/blk-mq.h>
 #include <linux/interrupt.h>
@@ -43,13 +45,8 @@ static void xbf_ring_broken(struct xbf_ring *ring, const char *why,
 static bool xbf_rsp_rearm(struct xbf_ring *ring)
 {
 	struct blkif_front_ring *fr = &ring->front;
-	/*
-	 * Sent and unanswered, from our private index (the shared req_prod is
-	 * writable by the backend); requests not yet pushed are pushed by the
-	 * end of their batch, and the backend must answer every one of them.
-	 */
-	unsigned int out = fr->req_prod_pvt - fr->rsp_cons;
-	unsigned int batch = ring->frozen ? 1 : clamp(out, 1U, ring->irq_batch);
+	unsigned int batch = ring->frozen ? 1 : ring->rsp_co.batch;
+	u64 wait;
 
 	lockdep_assert_held(&ring->lock);
 	if (RING_HAS_UNCONSUMED_RESPONSES(fr))
@@ -58,10 +55,13 @@ static bool xbf_rsp_rearm(struct xbf_ring *ring)
 	virt_mb();	/* rsp_event before we look at rsp_prod again */
 	if (RING_HAS_UNCONSUMED_RESPONSES(fr))
 		return true;
-	if (batch > 1 && !hrtimer_is_queued(&ring->poll_timer))
-		hrtimer_start(&ring->poll_timer,
-			      ns_to_ktime(XBF_IRQ_BATCH_WAIT_NS),
+	if (batch > 1 && !hrtimer_is_queued(&ring->poll_timer)) {
+		wait = xblk_coalesce_wait(&ring->rsp_co,
+					  XBF_MIN_IRQ_WAIT_US * NSEC_PER_USEC,
+					  ring->irq_wait_ns);
+		hrtimer_start(&ring->poll_timer, ns_to_ktime(wait),
 			      HRTIMER_MODE_REL);
+	}
 	return false;
 }
 
@@ -70,10 +70,13 @@ static bool xbf_rsp_rearm(struct xbf_ring *ring)
  * *@tail for completion outside the lock.
  * Return: true if any response was consumed.
  */
-static bool xbf_collect(struct xbf_ring *ring, struct xbf_req ***tail)
+static bool xbf_collect(struct xbf_ring *ring, struct xbf_req ***tail,
+			bool from_timer)
 {
 	struct blkif_front_ring *fr = &ring->front;
-	bool work = false;
+	/* Sent and unanswered, from our private index (req_prod is shared). */
+	unsigned int out = fr->req_prod_pvt - fr->rsp_cons;
+	bool work = false, counted = false;
 	RING_IDX rp, i;
 	int more;
 
@@ -115,6 +118,15 @@ static bool xbf_collect(struct xbf_ring *ring, struct xbf_req ***tail)
 			*tail = &req->next;
 			work = true;
 		}
+		/* The batch follows what the pass found (coalesce.h). */
+		if (!counted)
+			xblk_coalesce_pass(&ring->rsp_co, ktime_get_ns(),
+					   rp - fr->rsp_cons,
+					   min(out, ring->nr_slots),
+					   from_timer ? XBLK_PASS_TIMER :
+							XBLK_PASS_EVENT,
+					   ring->irq_batch);
+		counted = true;
 		fr->rsp_cons = rp;
 		more = xbf_rsp_rearm(ring);
 	} while (more);
@@ -142,7 +154,7 @@ static int xbf_ring_poll(struct xbf_ring *ring, bool from_timer)
 		spin_unlock_irqrestore(&ring->lock, flags);
 		return 0;
 	}
-	work = xbf_collect(ring, &tail);
+	work = xbf_collect(ring, &tail, from_timer);
 	broken = ring->broken;
 	/* Slots came free: a request turned away for one gets its turn. */
 	rerun = work && ring->slot_starved;
@@ -185,7 +197,7 @@ static irqreturn_t xbf_interrupt(int irq, void *dev_id)
 	return IRQ_HANDLED;
 }
 
-/* A response waited XBF_IRQ_BATCH_WAIT_NS for its batch: take it now. */
+/* A response waited long enough for its batch: take it now. */
 static enum hrtimer_restart xbf_poll_timer(struct hrtimer *t)
 {
 	xbf_ring_poll(container_of(t, struct xbf_ring, poll_timer), true);
@@ -622,6 +634,9 @@ int xbf_rings_alloc(struct xbf_info *info, unsigned int nr, unsigned int order)
 		info->rings[i].info = info;
 		info->rings[i].index = i;
 		info->rings[i].irq_batch = READ_ONCE(xbf_irq_batch);
+		info->rings[i].irq_wait_ns = (u64)READ_ONCE(xbf_irq_wait_us) *
+					     NSEC_PER_USEC;
+		xblk_coalesce_reset(&info->rings[i].rsp_co);
 		hrtimer_setup(&info->rings[i].poll_timer, xbf_poll_timer,
 			      CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	}

@@ -32,7 +32,7 @@ INFO = re.compile(r"XLAB-BENCH-INFO (.*)$")
 MEANS = ("iops", "kibs", "lat_mean", "clat_mean", "clat_p50", "clat_p99", "clat_p999")
 SUMS = ("rd", "rd_merged", "rd_sect", "wr", "wr_merged", "wr_sect", "ring_req", "be_req",
         "passes", "fe_irq", "be_irq", "fe_notify_out", "fe_notify_in", "be_notify_in",
-        "be_notify_out")
+        "be_notify_out", "fe_timer_polls", "be_timer_polls")
 
 
 def parse(paths):
@@ -143,6 +143,9 @@ def derive(pair, a):
         a["be_sent"] = div(a["be_notify_out"], rq)
     a["fe_irq_per_req"] = div(a["fe_irq"], rq)
     a["be_irq_per_req"] = div(a["be_irq"], rq)
+    # looks at the ring by a timer instead of an event (ours; not in logs before 2026-12-05)
+    a["fe_tmr_per_req"] = None if pair.startswith("intree") else div(a["fe_timer_polls"], rq)
+    a["be_tmr_per_req"] = None if pair.startswith("intree") else div(a["be_timer_polls"], rq)
 
 
 def fmt(v, spec="{:.0f}"):
@@ -195,7 +198,8 @@ def main():
             "wr_merged", "merged_pct", "avg_req_kib", "ring_req", "req_per_mib", "be_req",
             "passes", "req_per_pass", "d0_us", "g_us", "d0own_us", "busy", "win_steady", "cpu_jobs",
             "g_vcpu", "d0_vcpu",
-            "fe_sent", "be_sent", "fe_irq_per_req", "be_irq_per_req"]
+            "fe_sent", "be_sent", "fe_irq_per_req", "be_irq_per_req", "fe_tmr_per_req",
+            "be_tmr_per_req"]
     with open(os.path.join(outdir, "bench.csv"), "w") as f:
         f.write(",".join(cols) + "\n")
         for (s, p, w), a in agg.items():
@@ -288,9 +292,10 @@ def main():
     npairs = [p for p in list(collections.OrderedDict.fromkeys(p for p, _ in N)) if p != "native"]
     if N:
         say(f"Notifications per ring request sent by the frontend / the backend, interrupts per")
-        say(f"ring request in the guest / dom0, ring requests per MiB; from {notify_src}")
+        say(f"ring request in the guest / dom0, ring requests per MiB, and looks at the ring by a")
+        say(f"timer per ring request in the guest / dom0 (ours: coalescing); from {notify_src}")
         say(f"{'work':<14}{'pair':<16}{'IOPS':>9}{'fe_ntf':>8}{'be_ntf':>8}{'g_irq':>7}{'d_irq':>7}"
-            f"{'req/MiB':>9}")
+            f"{'req/MiB':>9}{'g_tmr':>7}{'d_tmr':>7}")
         for w in nworks:
             for p in npairs:
                 a = N.get((p, w))
@@ -298,7 +303,8 @@ def main():
                     continue
                 say(f"{w:<14}{p:<16}{fmt(a['iops']):>9}{fmt(a['fe_sent'], '{:.3f}'):>8}"
                     f"{fmt(a['be_sent'], '{:.3f}'):>8}{fmt(a['fe_irq_per_req'], '{:.3f}'):>7}"
-                    f"{fmt(a['be_irq_per_req'], '{:.3f}'):>7}{fmt(a['req_per_mib'], '{:.1f}'):>9}")
+                    f"{fmt(a['be_irq_per_req'], '{:.3f}'):>7}{fmt(a['req_per_mib'], '{:.1f}'):>9}"
+                    f"{fmt(a['fe_tmr_per_req'], '{:.3f}'):>7}{fmt(a['be_tmr_per_req'], '{:.3f}'):>7}")
         say()
 
     # ---- the issue's targets, for every variant of ours against the in-tree pair

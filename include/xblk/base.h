@@ -12,6 +12,7 @@
 #include <linux/kernel.h>
 #include <linux/minmax.h>
 #include <linux/math.h>
+#include <linux/math64.h>
 #include <linux/errno.h>
 #include <xen/page.h>
 #include <xen/interface/io/blkif.h>

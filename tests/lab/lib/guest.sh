@@ -278,11 +278,12 @@ irqsum() {
 		/proc/interrupts
 }
 
-# fe_counters DISK: xblkfront's summed queue counters: notify_out notify_in spurious requests
+# fe_counters DISK: xblkfront's summed queue counters: notify_out notify_in spurious reads writes
+# timer_polls
 # (zeros for a frontend without them)
 fe_counters() {
 	local k out=""
-	for k in notify_out notify_in spurious reads writes; do
+	for k in notify_out notify_in spurious reads writes timer_polls; do
 		out="$out $(fe_queue_sum "$1" "$k")"
 	done
 	echo "$out"
@@ -334,6 +335,7 @@ bench_fio() {
 		"wr=$((s1[4] - s0[4])) wr_merged=$((s1[5] - s0[5])) wr_sect=$((s1[6] - s0[6]))" \
 		"fe_irq=$((i1 - i0)) fe_notify_out=$((f1[0] - f0[0])) fe_notify_in=$((f1[1] - f0[1]))" \
 		"fe_spurious=$((f1[2] - f0[2])) fe_req=$((f1[3] + f1[4] - f0[3] - f0[4]))" \
+		"fe_timer_polls=$((f1[5] - f0[5]))" \
 		"g_vcpu=$(awk 'NR == FNR { b[$1] = $2 + $3 + $4 + $7 + $8; next }
 			{ printf "%s%d", sep, $2 + $3 + $4 + $7 + $8 - b[$1]; sep = "/" }' /tmp/stat.0 /tmp/stat.1)"
 	if [ $rc != 0 ] || ! grep -q '^3;' /tmp/fio.out; then

@@ -31,7 +31,8 @@
 # mode (XLAB_BENCH_MODE=notify, suite bench-wall): seq-4k, rand-4k, slow-seq-4k and slow-rand-4k
 # once per pair, no native, XLAB_RUNTIME default 5.
 # XLAB_PAIRS (default intree,xblk) may add variants of ours: xblk-b<N> (frontend
-# max_inflight=N), xblk-i<N> (irq_batch=N), xblk-p0 (backend poll_inflight=0), xblk-a0
+# max_inflight=N), xblk-i<N> (irq_batch=N), xblk-p0 (backend poll_inflight=0), xblk-c<N> and
+# xblk-w<N> (backend coalesce_reqs=N, coalesce_usecs=N), xblk-a0
 # (frontend adaptive_budget=0), xblk-g1 (frontend gate_queues=1), xblk-f0 (frontend irq_affinity=0 and backend irq_follow=0),
 # combined as in xblk-b0-i1-p0; a suffix @dl, @ky or @bfq runs that pair with the guest's disks on mq-deadline,
 # kyber or bfq (default: none). XLAB_WORK=a,b limits the jobs (names as above).
@@ -139,11 +140,11 @@ irqsum() {
 }
 
 # be_counters VDEV: the backend's rd_req wr_req f_req ds_req err_req passes notify_in
-# notify_out for G's VDEV ("-" for what a backend does not count: the in-tree one has no
-# err_req, passes or notify counters)
+# notify_out timer_polls for G's VDEV ("-" for what a backend does not count: the in-tree one
+# has no err_req, passes, notify counters or timer)
 be_counters() {
 	local k out=""
-	for k in rd_req wr_req f_req ds_req err_req passes notify_in notify_out; do
+	for k in rd_req wr_req f_req ds_req err_req passes notify_in notify_out timer_polls; do
 		out="$out $(be_stat "$G" "$1" $k || echo -)"
 	done
 	echo "$out"
@@ -316,7 +317,8 @@ pair_use() {
 	xblk | xblk-*)
 		# variants: xblk-b<N> max_inflight=N, -i<N> irq_batch=N, -a0 adaptive_budget
 		# off (frontend), -g1 gate_queues on (frontend), -p0 the backend's poll_inflight off, -f0 both sides' event
-		# affinity off; e.g. xblk-b0-i1-p0 batches nothing
+		# affinity off, -c<N> the backend's coalesce_reqs=N, -w<N> its coalesce_usecs=N; e.g. xblk-b0-i1-p0-c1
+		# batches nothing
 		local v be=(xblkback)
 		fe=(xblkfront)
 		[ "$q" = 1 ] && fe+=(max_queues=1)
@@ -327,6 +329,8 @@ pair_use() {
 			b[0-9]*) fe+=(max_inflight="${budget#b}") ;;
 			i[0-9]*) fe+=(irq_batch="${budget#i}") ;;
 			p[01]) be+=(poll_inflight="${budget#p}") ;;
+			c[0-9]*) be+=(coalesce_reqs="${budget#c}") ;;
+			w[0-9]*) be+=(coalesce_usecs="${budget#w}") ;;
 			a[01]) fe+=(adaptive_budget="${budget#a}") ;;
 			g[01]) fe+=(gate_queues="${budget#g}") ;;
 			f[01]) fe+=(irq_affinity="${budget#f}") be+=(irq_follow="${budget#f}") ;;
@@ -415,7 +419,8 @@ run_job() {
 	ring=$((b1[0] + b1[1] - b0[0] - b0[1]))
 	echo "XLAB-BENCH round=$round clock=$CLOCK set=$MODE pair=$pair work=$name runtime=$RT queues=$q ${gl#XLAB-BENCHG }" \
 		"ring_req=$ring be_req=$be_req passes=$passes be_irq=$((bi1 - bi0))" \
-		"be_notify_in=$(delta "${b0[6]}" "${b1[6]}") be_notify_out=$(delta "${b0[7]}" "${b1[7]}") $cw"
+		"be_notify_in=$(delta "${b0[6]}" "${b1[6]}") be_notify_out=$(delta "${b0[7]}" "${b1[7]}")" \
+		"be_timer_polls=$(delta "${b0[8]}" "${b1[8]}") $cw"
 }
 
 # set_sched VDEV...: the pair's I/O scheduler on the guest's disks

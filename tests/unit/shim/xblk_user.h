@@ -37,4 +37,9 @@ typedef int16_t s16;
 #define max_t(t, a, b)		max((t)(a), (t)(b))
 #define clamp_t(t, v, lo, hi)	min_t(t, max((t)(v), (t)(lo)), hi)
 
+static inline u64 div_u64(u64 dividend, u32 divisor)
+{
+	return dividend / divisor;
+}
+
 #endif /* XBLK_USER_H */

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Event coalescing, one rule for both directions of a ring: how many
+ * entries a side asks its peer to publish before the next event (xblkback:
+ * req_event that far past the requests taken; xblkfront: rsp_event past
+ * the responses taken), and how long an entry may wait for the rest of its
+ * batch before a timer looks anyway.  Shared by both drivers and the
+ * userspace unit tests (tests/unit/test_coalesce.c).
+ *
+ * The batch follows what the passes find.  It grows to what a pass woken
+ * by an event found beyond it (more came while the event was delivered)
+ * and to half of what the peer has outstanding (the peer keeps that many
+ * going, so that many will come).  When the timer had to look, the batch
+ * halves (or falls to what the timer found, if more), and to 1 if the
+ * timer found nothing: the load is gone.  At queue depth 1 a pass finds
+ * one entry and one is outstanding at most, so the batch stays 1: an event
+ * per entry and no timer.  The wait is twice the time the batch takes to
+ * arrive at the recent rate, within the caller's bounds.
+ */
+#ifndef XBLK_COALESCE_H
+#define XBLK_COALESCE_H
+
+#include <xblk/base.h>
+
+/* After this long without a pass the time between entries is forgotten. */
+#define XBLK_COALESCE_STALE_NS	1000000000ULL
+
+/**
+ * struct xblk_coalesce - the coalescing state of one ring direction
+ * @batch: entries to ask for before the next event, >= 1
+ * @gap_ns: time between two entries, moving average (1/8 per pass); 0
+ *	while unknown
+ * @last_ns: when the last pass took entries; 0: never
+ */
+struct xblk_coalesce {
+	unsigned int batch;
+	u32 gap_ns;
+	u64 last_ns;
+};
+
+/**
+ * enum xblk_pass_cause - what made a side look at its ring
+ * @XBLK_PASS_EVENT: the peer's event
+ * @XBLK_PASS_TIMER: the coalescing timer, without an event
+ * @XBLK_PASS_OTHER: anything else (xblkback: a completion); the batch is
+ *	left as it is
+ */
+enum xblk_pass_cause {
+	XBLK_PASS_EVENT,
+	XBLK_PASS_TIMER,
+	XBLK_PASS_OTHER,
+};
+
+/**
+ * xblk_coalesce_reset() - no batch, nothing known
+ * @c: state
+ */
+static inline void xblk_coalesce_reset(struct xblk_coalesce *c)
+{
+	c->batch = 1;
+	c->gap_ns = 0;
+	c->last_ns = 0;
+}
+
+/**
+ * xblk_coalesce_pass() - account one pass and choose the next batch
+ * @c: state
+ * @now_ns: the time of the pass (a monotonic clock, never 0)
+ * @found: entries the pass took
+ * @outstanding: entries the peer had outstanding when the pass began
+ *	(bounded by the ring's size by the caller: a peer may lie)
+ * @cause: what woke the pass
+ * @max: the most entries to ask for, >= 1 (a module parameter)
+ */
+static inline void xblk_coalesce_pass(struct xblk_coalesce *c, u64 now_ns,
+				      unsigned int found,
+				      unsigned int outstanding,
+				      enum xblk_pass_cause cause,
+				      unsigned int max)
+{
+	unsigned int batch = min(c->batch, max);
+
+	if (found) {
+		if (c->last_ns && now_ns - c->last_ns < XBLK_COALESCE_STALE_NS) {
+			u32 gap = (u32)div_u64(now_ns - c->last_ns, found);
+
+			c->gap_ns = c->gap_ns ? c->gap_ns - c->gap_ns / 8 + gap / 8 :
+					gap;
+		}
+		c->last_ns = now_ns;
+	}
+	if (cause == XBLK_PASS_TIMER) {
+		batch = found ? max(found, batch / 2) : 1;
+	} else if (cause == XBLK_PASS_EVENT) {
+		if (found > batch)
+			batch = found;
+		if (outstanding / 2 > batch)
+			batch = outstanding / 2;
+	}
+	c->batch = max_t(unsigned int, 1, min(batch, max));
+}
+
+/**
+ * xblk_coalesce_wait() - how long entries may wait for their batch
+ * @c: state
+ * @min_ns: the shortest wait
+ * @cap_ns: the longest (a module parameter), >= @min_ns
+ *
+ * Return: twice the time @c->batch entries take at the recent rate, within
+ * [@min_ns, @cap_ns]; @min_ns while the rate is unknown.
+ */
+static inline u64 xblk_coalesce_wait(const struct xblk_coalesce *c,
+				     u64 min_ns, u64 cap_ns)
+{
+	return clamp_t(u64, 2ULL * c->batch * c->gap_ns, min_ns, cap_ns);
+}
+
+#endif /* XBLK_COALESCE_H */
