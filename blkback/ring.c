@@ -587,7 +587,7 @@ static void xbb_ring_coalesce(struct xbb_ring *ring, RING_IDX unanswered,
 }
 
 /*
- * The ring is drained: ask for the next event, evt_batch requests ahead.
+ * The ring is drained: ask for the next event, co.batch requests ahead.
  * Return: whether requests wait that no event will announce (take them).
  */
 static bool xbb_ring_rearm(struct xbb_ring *ring)
