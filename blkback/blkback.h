@@ -403,7 +403,7 @@ enum xbb_intake {
 
 /*
  * xbb_ring.next: how the thread waits after a round.  POLL: req_event was
- * left unarmed while requests are in flight (poll_inflight), so their
+ * left unarmed while requests are in flight (poll_inflight=Y), so their
  * completions wake the thread to look at the ring.  NOW: requests wait
  * that no event will announce (published meanwhile, or budget came back).
  */

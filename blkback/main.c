@@ -23,7 +23,7 @@ static bool xbb_persistent = true;
 static unsigned int xbb_max_pgrants = 1056;
 static unsigned int xbb_max_inflight_pages = 4096;
 /* The exceptions: read by the ring threads as they go, safe to change. */
-bool xbb_poll_inflight = true;
+bool xbb_poll_inflight;
 bool xbb_irq_follow = true;
 unsigned int xbb_coalesce_reqs = XBB_DEF_COALESCE_REQS;
 unsigned int xbb_coalesce_usecs = XBB_DEF_COALESCE_USECS;
@@ -141,7 +141,7 @@ MODULE_PARM_DESC(irq_follow,
 		 "Move a ring's event channel to the CPU its thread runs on (at most once a second), so that an event wakes the thread where it is; writable at runtime (default Y)");
 module_param_named(poll_inflight, xbb_poll_inflight, bool, 0644);
 MODULE_PARM_DESC(poll_inflight,
-		 "While a ring has requests in flight, look for new ones when they complete (at the latest a jiffy later) instead of asking the frontend for an event; writable at runtime (default Y)");
+		 "While a ring has requests in flight, look for new ones when they complete (at the latest a jiffy later) instead of asking the frontend for an event; a closed loop of a few requests on a slow disk then waits for completions; writable at runtime (default N)");
 module_param_cb(coalesce_reqs, &xbb_coalesce_reqs_ops, &xbb_coalesce_reqs,
 		0644);
 MODULE_PARM_DESC(coalesce_reqs,

@@ -13,12 +13,14 @@
  *   3. reaps again, then pushes every response of the round with one
  *      RING_PUSH_RESPONSES_AND_CHECK_NOTIFY and at most one notification;
  *   4. when the ring is drained, req_event is re-armed and a request
- *      published meanwhile caught - unless requests are still in flight
- *      (poll_inflight): their completions wake the thread anyway, so it
- *      looks at the ring then and the frontend need not notify; a wait
- *      that ends without any wake-up (XBB_POLL_TIMEOUT) re-arms, so a slow
- *      request delays new ones by one jiffy at most.  Under load req_event
- *      is set a batch ahead (coalescing, below), with a timer behind it;
+ *      published meanwhile caught.  Under load req_event is set a batch
+ *      ahead (coalescing, below), with a timer behind it.  With
+ *      poll_inflight (off by default) it is not re-armed while requests
+ *      are in flight: their completions wake the thread, which looks at
+ *      the ring then (or after XBB_POLL_TIMEOUT); but a frontend that keeps
+ *      a few requests going and sends each as one completes then waits for
+ *      another's completion each time (half the rate at queue depth 2 on a
+ *      1 ms disk, Documentation/bench.rst);
  *   5. sends the late EOI the event owed (the event channel is bound with
  *      the late-EOI variant: a frontend cannot make us spin by notifying,
  *      and a round that found nothing tells Xen the event was spurious).
