@@ -17,8 +17,8 @@
 #                 1000000 ("nbslow"; XLAB_SLOW_NSEC sets another completion time); the old name
 #                 slow-4k is slow-seq-4k
 #   seq-<bs>      the block-size sweep: sequential read as seq-4k, bs 512 B ... 128 KiB, nbfast
-#   write-4k      sequential write 4 KiB as seq-4k; rand-4k-q1 rand-4k with 1 queue (only run
-#                 when XLAB_WORK names them)
+#   write-4k      sequential write 4 KiB as seq-4k; rand-4k-q1 rand-4k with 1 queue; slow-qd2,
+#                 slow-qd4 as slow-qd1 at iodepth 2 and 4 (only run when XLAB_WORK names them)
 # Phases of the main mode:
 #   core    the six jobs above, XLAB_ROUNDS rounds (default 2); qd1 and slow-qd1 go on to
 #           XLAB_QD1_ROUNDS rounds (default 4: at queue depth 1 rounds differ by up to 5 %,
@@ -57,7 +57,7 @@ NATIVE_ROUNDS=${XLAB_NATIVE_ROUNDS:-1}
 PAIRS=${XLAB_PAIRS:-intree,xblk}
 CORE="seq-4k rand-4k qd1 slow-seq-4k slow-rand-4k slow-qd1"
 SWEEP="seq-512 seq-1k seq-2k seq-8k seq-16k seq-32k seq-64k seq-128k"
-EXTRA="write-4k rand-4k-q1"
+EXTRA="write-4k rand-4k-q1 slow-qd2 slow-qd4"
 NOTIFY="seq-4k rand-4k slow-seq-4k slow-rand-4k"
 SEQ="--numjobs=8 --iodepth=32 --iodepth_batch_submit=16"
 RAND="--numjobs=2 --iodepth=32 --rw=randread --bs=4k"
@@ -81,6 +81,8 @@ job_args() {
 	slow-rand-4k) echo "nbslow $RAND" ;;
 	qd1) echo "nbfast $QD1" ;;
 	slow-qd1) echo "nbslow $QD1" ;;
+	# a few requests in flight, each resubmitted on its completion (a closed loop)
+	slow-qd[24]) echo "nbslow --numjobs=1 --iodepth=${1#slow-qd} --rw=randread --bs=4k" ;;
 	write-4k) echo "nbfast $SEQ --rw=write --bs=4k" ;;
 	*) return 1 ;;
 	esac

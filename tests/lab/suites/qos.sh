@@ -11,8 +11,9 @@
 #   qos-max      nbq (1 ms completions, deep queue, memory backed): ga's VBD joins /xen/ga by
 #                the backend key xblk-cgroup (written before the frontend connects), gb's
 #                /xen/gb through sysfs. io.max on ga's dm device "riops=300": gb's 4 KiB random
-#                reads alone, then both at once: ga within 10% of 300 IOPS, gb not below 90% of
-#                its rate alone. The same with "wbps=2 MiB/s" and 64 KiB sequential writes.
+#                reads alone, then both at once: ga within 10% of 300 IOPS, gb not below 80% of
+#                its rate alone (c_max says why not 90). The same with "wbps=2 MiB/s" and 64 KiB
+#                sequential writes, gb not below 90%.
 #   qos-weight   nbw (1 ms completions, hw_queue_depth 2: the bottleneck) under bfq
 #                (low_latency 0, 128 requests, 25 ms slices): io.bfq.weight 100 for ga, 400
 #                for gb, both guests read 4 KiB at random with more in flight than the device
@@ -147,11 +148,15 @@ snap() {
 # window: the counters over WIN seconds after LEAD; sets R_ga R_gb (read IOPS) W_ga W_gb
 # (written KiB/s)
 window() {
-	local s0 s1
+	local s0 s1 k e0=() e1=()
 	sleep $LEAD
 	s0=$(snap)
+	for k in notify_in timer_polls passes wr_req; do e0+=("$(be_stat ga xvdb $k || echo 0)"); done
 	sleep "$WIN"
 	s1=$(snap)
+	for k in notify_in timer_polls passes wr_req; do e1+=("$(be_stat ga xvdb $k || echo 0)"); done
+	log "window: ga's backend: $((e1[0] - e0[0])) events, $((e1[1] - e0[1])) timer looks," \
+		"$((e1[2] - e0[2])) passes, $((e1[3] - e0[3])) writes"
 	read -r R_ga W_ga R_gb W_gb <<< "$(awk -v a="$s0" -v b="$s1" 'BEGIN {
 		split(a, x); split(b, y); t = y[1] - x[1]
 		printf "%.1f %.1f %.1f %.1f\n", (y[2] - x[2]) / t, (y[3] - x[3]) / 2 / t, (y[4] - x[4]) / t, (y[5] - x[5]) / 2 / t }')"
@@ -192,7 +197,12 @@ c_max() {
 	bg_wait ga rboth && a_fio=$(fio_fig read_iops)
 	bg_wait gb rboth && b_fio=$(fio_fig read_iops)
 	near "ga's read IOPS under riops=$RIOPS" "$R_ga" "$RIOPS" 10
-	atleast "gb's read IOPS beside ga" "$R_gb" "$b_alone" 90
+	# 80 %: gb's reads at queue depth 2 are a closed loop whose rate is its round trip, and
+	# ga's 300 IOPS take turns on the same two physical CPUs (one instruction stream under
+	# icount).  Until xblkback stopped waiting for completions (poll_inflight=N), gb's pairs
+	# ran at depth 1's rate, ~985 IOPS alone and beside ga; since, 1176-1370 alone and
+	# 960-1211 beside ga (82-88 %) in the boots of 2026-12-05.
+	atleast "gb's read IOPS beside ga" "$R_gb" "$b_alone" 80
 	case_note "riops=$RIOPS: ga $R_ga IOPS (fio $a_fio), gb $R_gb IOPS (fio $b_fio) beside ga, $b_alone alone"
 	# wbps
 	echo "$(dm_devt qa) riops=max wbps=$WBPS" > $CG/xen/ga/io.max || { case_fail "cannot set io.max wbps"; return 1; }
@@ -323,6 +333,9 @@ c_runtime() {
 	window; r_ga2=$R_ga
 	bg_wait ga mv || return 1
 	grep -q 'XLAB-FIO mv/vfy rc=0 err=0' "$G_OUT" || case_fail "fio verify: $(grep -o 'XLAB-FIO mv/vfy.*' "$G_OUT")"
+	# the frontend's side of the events, for the log (after the check: g_ok replaces G_OUT)
+	g_ok ga "cd /sys/block/xvdb/device/queue-0 && echo XLAB-QOS-FE \$(for k in responses notify_in timer_polls; do echo \$k=\$(cat \$k); done)"
+	log "ga's frontend: $(grep -o 'XLAB-QOS-FE.*' "$G_OUT" | tail -1)"
 	# rd_req counts reads only: the random reads, then the verify's (all under the same limit)
 	near "read IOPS in /xen/ga (riops=$RIOPS)" "$r_ga" "$RIOPS" 10
 	near "read IOPS back in /xen/ga" "$r_ga2" "$RIOPS" 10
