@@ -10,19 +10,22 @@
  * The batch follows what the passes find.  It grows to what a pass woken
  * by an event found beyond it (more came while the event was delivered)
  * and to a quarter of what the peer has outstanding (the peer keeps that
- * many going, so that many will come).  An event's pass that found no more than
- * the batch lowers it by one: the peer may be waiting for us with the rest
- * (a closed loop: its submitters need our answers to go on), and the event
- * came only because a slower stream filled the batch.  Without that step a
- * batch of 3 against two such submitters and one slow stream was met at
- * the slow stream's pace, every time.  When the timer had to look, the
- * batch halves, and no more than the timer found; to 1 if it found
- * nothing: the load is gone.  At queue depth 1 a pass finds one entry and
- * one is outstanding at most, so the batch stays 1: an event per entry and
- * no timer.  The wait is twice the time the batch takes to arrive at the
- * recent rate, within the caller's bounds; the rate is sampled by the
- * passes the timer did not make, since the timer's own delay is not the
- * peer's pace.
+ * many going, so that many will come).  An event's pass that found no more
+ * than the batch lowers it by one: the peer may be waiting for us with the
+ * rest (a closed loop: its submitters need our answers to go on), and the
+ * event came only because a slower stream filled the batch.  Without that
+ * step a batch of 3 against two such submitters and one slow stream was
+ * met at the slow stream's pace, every time.  A pass made for another
+ * reason (a completion) that took part of a batch lowers it by one too:
+ * those entries waited for it, not for an event, and at queue depth 2 on a
+ * slow disk a batch of 2 met only by completions held every request for
+ * the other's completion.  When the timer had to look, the batch halves,
+ * and no more than the timer found; to 1 if it found nothing: the load is
+ * gone.  At queue depth 1 a pass finds one entry and one is outstanding at
+ * most, so the batch stays 1: an event per entry and no timer.  The wait
+ * is twice the time the batch takes to arrive at the recent rate, within
+ * the caller's bounds; the rate is sampled by the passes the timer did not
+ * make, since the timer's own delay is not the peer's pace.
  */
 #ifndef XBLK_COALESCE_H
 #define XBLK_COALESCE_H
@@ -57,8 +60,8 @@ struct xblk_coalesce {
  * enum xblk_pass_cause - what made a side look at its ring
  * @XBLK_PASS_EVENT: the peer's event
  * @XBLK_PASS_TIMER: the coalescing timer, without an event
- * @XBLK_PASS_OTHER: anything else (xblkback: a completion); the batch is
- *	left as it is
+ * @XBLK_PASS_OTHER: anything else (xblkback: a completion); it lowers the
+ *	batch by one if it took part of one
  */
 enum xblk_pass_cause {
 	XBLK_PASS_EVENT,
@@ -105,7 +108,13 @@ static inline void xblk_coalesce_pass(struct xblk_coalesce *c, u64 now_ns,
 		}
 		c->last_ns = now_ns;
 	}
-	if (cause == XBLK_PASS_TIMER) {
+	if (cause == XBLK_PASS_OTHER && found && found < batch) {
+		/*
+		 * Taken by a pass for another reason (a completion) before
+		 * the batch was there: they waited for it, not for an event.
+		 */
+		batch--;
+	} else if (cause == XBLK_PASS_TIMER) {
 		batch = min(found, batch / 2);
 	} else if (cause == XBLK_PASS_EVENT) {
 		if (found > batch)

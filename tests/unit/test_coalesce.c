@@ -83,12 +83,15 @@ XTEST(coalesce_other_and_max)
 
 	xblk_coalesce_reset(&c);
 	xblk_coalesce_pass(&c, 100, 8, 8, XBLK_PASS_EVENT, 8);
-	/* a completion's pass leaves the batch alone ... */
+	/* a completion's pass that took part of a batch lowers it by one ... */
 	xblk_coalesce_pass(&c, 200, 1, 30, XBLK_PASS_OTHER, 8);
-	CHECK_EQ(c.batch, 8);
+	CHECK_EQ(c.batch, 7);
+	/* ... one that took a whole batch, or nothing, leaves it alone */
+	xblk_coalesce_pass(&c, 250, 9, 30, XBLK_PASS_OTHER, 8);
+	CHECK_EQ(c.batch, 7);
 	xblk_coalesce_pass(&c, 300, 0, 0, XBLK_PASS_OTHER, 8);
-	CHECK_EQ(c.batch, 8);
-	/* ... but a lowered max applies at once */
+	CHECK_EQ(c.batch, 7);
+	/* a lowered max applies at once */
 	xblk_coalesce_pass(&c, 400, 0, 0, XBLK_PASS_OTHER, 2);
 	CHECK_EQ(c.batch, 2);
 	/* max 1: coalescing off, whatever the passes find */
@@ -348,3 +351,4 @@ XTEST(coalesce_open_stream_batches)
 	CHECK(on.events * 4 <= on.taken);
 	CHECK(on.timers * 20 <= on.taken);
 }
+
