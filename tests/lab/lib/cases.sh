@@ -629,8 +629,12 @@ c_xblkstat() {
 		# requests in flight: a level between 0 and the ring size
 		[ "$(xs_min "$xf" $side infl)" -ge 0 ] 2>/dev/null ||
 			case_fail "$side: xblkstat shows requests in flight below 0 ($(xs_min "$xf" $side infl))"
+		# the coalescing timer's looks per request: a column of its own, never below 0
+		[ "$(xs_min "$xf" $side tmr/rq | cut -d. -f1)" -ge 0 ] 2>/dev/null ||
+			case_fail "$side: xblkstat has no tmr/rq figure ('$(xs_min "$xf" $side tmr/rq)')"
 	done
 	case_note "fio r=$fr IOPS ${fkr} MB/s, w=$fw IOPS ${fkw} MB/s;" \
 		"xblkstat guest r/s=$(xs_mean "$G_OUT" guest xvdb r/s) w/s=$(xs_mean "$G_OUT" guest xvdb w/s)," \
-		"dom0 r/s=$(xs_mean "$out" dom0 "d${G_DOMID[$G]}" r/s) w/s=$(xs_mean "$out" dom0 "d${G_DOMID[$G]}" w/s)"
+		"dom0 r/s=$(xs_mean "$out" dom0 "d${G_DOMID[$G]}" r/s) w/s=$(xs_mean "$out" dom0 "d${G_DOMID[$G]}" w/s);" \
+		"tmr/rq guest $(xs_mean "$G_OUT" guest xvdb tmr/rq), dom0 $(xs_mean "$out" dom0 "d${G_DOMID[$G]}" tmr/rq)"
 }
