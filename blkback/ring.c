@@ -584,7 +584,10 @@ static void xbb_ring_coalesce(struct xbb_ring *ring, RING_IDX unanswered,
 		xbb_stat_inc(&ring->stats.timer_polls);
 	/* The frontend chose req_prod: never more than a ring's worth. */
 	unanswered = min_t(RING_IDX, unanswered, RING_SIZE(&ring->br.native));
-	xblk_coalesce_pass(&ring->co, ktime_get_ns(), taken, unanswered, cause,
+	xblk_coalesce_pass(&ring->co,
+			   xblk_coalesce_needs_time(&ring->co, taken, unanswered) ?
+			   ktime_get_ns() : 0,
+			   taken, unanswered, cause,
 			   READ_ONCE(xbb_coalesce_reqs));
 }
 

@@ -119,13 +119,19 @@ static bool xbf_collect(struct xbf_ring *ring, struct xbf_req ***tail,
 			work = true;
 		}
 		/* The batch follows what the pass found (coalesce.h). */
-		if (!counted)
-			xblk_coalesce_pass(&ring->rsp_co, ktime_get_ns(),
-					   rp - fr->rsp_cons,
-					   min(out, ring->nr_slots),
+		if (!counted) {
+			unsigned int found = rp - fr->rsp_cons;
+
+			out = min(out, ring->nr_slots);
+			xblk_coalesce_pass(&ring->rsp_co,
+					   xblk_coalesce_needs_time(&ring->rsp_co,
+								    found, out) ?
+					   ktime_get_ns() : 0,
+					   found, out,
 					   from_timer ? XBLK_PASS_TIMER :
 							XBLK_PASS_EVENT,
 					   ring->irq_batch);
+		}
 		counted = true;
 		fr->rsp_cons = rp;
 		more = xbf_rsp_rearm(ring);

@@ -25,7 +25,9 @@
  * most, so the batch stays 1: an event per entry and no timer.  The wait
  * is twice the time the batch takes to arrive at the recent rate, within
  * the caller's bounds; the rate is sampled by the passes the timer did not
- * make, since the timer's own delay is not the peer's pace.
+ * make, since the timer's own delay is not the peer's pace.  A pass that
+ * can neither grow the batch nor make anything wait (queue depth 1) does
+ * not read the clock at all: xblk_coalesce_needs_time().
  */
 #ifndef XBLK_COALESCE_H
 #define XBLK_COALESCE_H
@@ -48,7 +50,7 @@
  * @batch: entries to ask for before the next event, >= 1
  * @gap_ns: time between two entries, moving average (1/8 per pass the
  *	timer did not make); 0 while unknown
- * @last_ns: when the last pass took entries; 0: never
+ * @last_ns: when the last pass took entries; 0: never, or not read
  */
 struct xblk_coalesce {
 	unsigned int batch;
@@ -81,9 +83,32 @@ static inline void xblk_coalesce_reset(struct xblk_coalesce *c)
 }
 
 /**
+ * xblk_coalesce_needs_time() - whether a pass must read the clock
+ * @c: state
+ * @found: entries the pass took
+ * @outstanding: entries the peer had outstanding when the pass began
+ *
+ * A pass that took one entry of one outstanding, under a batch of 1, can
+ * neither grow the batch nor set a wait, and the next gap can be measured
+ * from the next pass that reads the clock.  That is every pass at queue
+ * depth 1, where a clock read is a share of the round trip worth saving:
+ * in a PV guest whose TSC Xen emulates, it traps into Xen
+ * (Documentation/bench.rst, "Clock reads at queue depth 1").
+ *
+ * Return: whether xblk_coalesce_pass() needs @now_ns.
+ */
+static inline bool xblk_coalesce_needs_time(const struct xblk_coalesce *c,
+					    unsigned int found,
+					    unsigned int outstanding)
+{
+	return found && (found > 1 || outstanding > 1 || c->batch > 1);
+}
+
+/**
  * xblk_coalesce_pass() - account one pass and choose the next batch
  * @c: state
- * @now_ns: the time of the pass (a monotonic clock, never 0)
+ * @now_ns: the time of the pass (a monotonic clock), or 0 if
+ *	xblk_coalesce_needs_time() said it is not needed
  * @found: entries the pass took
  * @outstanding: entries the peer had outstanding when the pass began
  *	(bounded by the ring's size by the caller: a peer may lie)
@@ -99,13 +124,14 @@ static inline void xblk_coalesce_pass(struct xblk_coalesce *c, u64 now_ns,
 	unsigned int batch = min(c->batch, max);
 
 	if (found) {
-		if (cause != XBLK_PASS_TIMER && c->last_ns &&
+		if (now_ns && cause != XBLK_PASS_TIMER && c->last_ns &&
 		    now_ns - c->last_ns < XBLK_COALESCE_STALE_NS) {
 			u32 gap = (u32)div_u64(now_ns - c->last_ns, found);
 
 			c->gap_ns = c->gap_ns ? c->gap_ns - c->gap_ns / 8 + gap / 8 :
 					gap;
 		}
+		/* 0: not read, so the next gap has nothing to start from */
 		c->last_ns = now_ns;
 	}
 	if (cause == XBLK_PASS_OTHER && found && found < batch) {

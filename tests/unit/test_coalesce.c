@@ -130,6 +130,37 @@ XTEST(coalesce_gap_average)
 	CHECK_EQ(c.last_ns, 25000 + 2 * 1000 * MS);
 }
 
+/* Queue depth 1 reads no clock; the gap is measured again from depth 2 on. */
+XTEST(coalesce_qd1_no_clock)
+{
+	struct xblk_coalesce c;
+
+	xblk_coalesce_reset(&c);
+	CHECK(!xblk_coalesce_needs_time(&c, 0, 0));
+	CHECK(!xblk_coalesce_needs_time(&c, 0, 5));	/* took nothing */
+	CHECK(!xblk_coalesce_needs_time(&c, 1, 1));	/* queue depth 1 */
+	CHECK(xblk_coalesce_needs_time(&c, 1, 2));	/* one more is out */
+	CHECK(xblk_coalesce_needs_time(&c, 2, 2));	/* may grow */
+	xblk_coalesce_pass(&c, 1000, 4, 4, XBLK_PASS_EVENT, 8);
+	xblk_coalesce_pass(&c, 9000, 8, 8, XBLK_PASS_EVENT, 8);
+	CHECK_EQ(c.gap_ns, 1000);
+	CHECK_EQ(c.batch, 8);
+	CHECK(xblk_coalesce_needs_time(&c, 1, 1));	/* a batch to come down */
+	c.batch = 1;
+	/* depth 1 again: no clock, the gap is kept, nothing to start from */
+	xblk_coalesce_pass(&c, 0, 1, 1, XBLK_PASS_EVENT, 8);
+	CHECK_EQ(c.batch, 1);
+	CHECK_EQ(c.gap_ns, 1000);
+	CHECK_EQ(c.last_ns, 0);
+	/* the first pass that reads it again only starts the next gap ... */
+	xblk_coalesce_pass(&c, 500 * MS, 2, 2, XBLK_PASS_EVENT, 8);
+	CHECK_EQ(c.gap_ns, 1000);
+	CHECK_EQ(c.last_ns, 500 * MS);
+	/* ... which the one after measures */
+	xblk_coalesce_pass(&c, 500 * MS + 4000, 2, 2, XBLK_PASS_EVENT, 8);
+	CHECK_EQ(c.gap_ns, 1000 - 125 + 250);
+}
+
 XTEST(coalesce_wait_bounds)
 {
 	struct xblk_coalesce c = { .batch = 8, .gap_ns = 1000, .last_ns = 1 };
@@ -298,7 +329,10 @@ static void sim_run(struct sim *s, u64 end_ns)
 		}
 		s->taken += found;
 		timer = SIM_NONE;
-		xblk_coalesce_pass(&c, now, found, out, cause, s->max);
+		/* as both drivers do: the clock only where it is needed */
+		xblk_coalesce_pass(&c,
+				   xblk_coalesce_needs_time(&c, found, out) ?
+				   now : 0, found, out, cause, s->max);
 		need = c.batch;
 		since = 0;
 		if (c.batch > 1)
