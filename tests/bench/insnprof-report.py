@@ -2,13 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 """Where a bench job's instructions went, from tests/bench/xlab-insnprof.c's dumps.
 
-usage: insnprof-report.py [--top N] LOG PROFDIR TAG...
+usage: insnprof-report.py [--top N] [--calls] LOG PROFDIR TAG...
 
 LOG      the bench boot's serial log (tests/lab/out/logs/bench.log): the
          XLAB-PROF-MOD lines (module text addresses in dom0 and in the guest)
          and XLAB-PROF-IO lines (requests the backend took in the window)
 PROFDIR  tests/lab/out/insnprof: prof-TAG.txt, one per job window
 TAG      e.g. r1.xblk.seq-4k (a glob is fine: 'r1.*.seq-4k')
+--calls  also list the most called functions, with their calls per
+         request: the executions of the block at a function's first
+         address (a loop back to that address counts too; both domains'
+         copies of a kernel function count together)
 
 Symbols: Xen from the symbol table of Debian's xen-4.17-amd64.efi (the
 multiboot image the lab boots is the same build, stripped); the kernel from
@@ -78,6 +82,11 @@ class Table:
         i = bisect.bisect_right(self.addrs, a) - 1
         return self.names[i] if i >= 0 else '?'
 
+    def entry(self, a):
+        """The name of the function that starts at a, or None."""
+        i = bisect.bisect_left(self.addrs, a)
+        return self.names[i] if i < len(self.addrs) and self.addrs[i] == a else None
+
 
 def find_ko(mod, kver, ours):
     for d in ours:
@@ -95,9 +104,14 @@ def find_ko(mod, kver, ours):
 def main():
     args = sys.argv[1:]
     top = 30
-    if args[:1] == ['--top']:
-        top = int(args[1])
-        args = args[2:]
+    calls_too = False
+    while args[:1] in (['--top'], ['--calls']):
+        if args[0] == '--top':
+            top = int(args[1])
+            args = args[2:]
+        else:
+            calls_too = True
+            args = args[1:]
     if len(args) < 3:
         sys.exit(__doc__)
     log, pdir, tags = args[0], args[1], args[2:]
@@ -140,9 +154,22 @@ def main():
             ranges.append((text, text + size, side, mod, tb))
         ranges.sort()
         blocks = []
+        calls = collections.Counter()
         for line in open(path):
             v, h, n, c = line.split()
-            blocks.append((int(v, 16), int(h, 16), int(n) * int(c)))
+            v = int(v, 16)
+            blocks.append((v, int(h, 16), int(n) * int(c)))
+            if calls_too:
+                if XEN_LO <= v < XEN_HI:
+                    e = xen.entry(v)
+                    e = e and 'xen:' + e
+                elif v >= 0x800000000000 and v < MOD_LO and kern:
+                    e = kern.entry(v)
+                    e = e and 'kernel:' + e
+                else:
+                    e = None
+                if e:
+                    calls[e] += int(c)
         total = sum(b[2] for b in blocks)
         # host-minus-virtual offsets of each side's module code: the
         # domain's memory, to tell the kernels apart
@@ -186,6 +213,10 @@ def main():
                   '%.0f per request' % (c / io) if io else ''))
         for k, c in fn.most_common(top):
             print('   %6.2f%%  %s' % (100.0 * c / total, k))
+        if calls_too:
+            print('   calls%s:' % (' per request' if io else ''))
+            for k, c in calls.most_common(top):
+                print('   %10.2f  %s' % (c / io if io else c, k))
 
 
 if __name__ == '__main__':
