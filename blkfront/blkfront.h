@@ -41,6 +41,8 @@
 /* Dispatch budget (max_inflight): default and largest accepted value. */
 #define XBF_DEF_MAX_INFLIGHT	32
 #define XBF_MAX_INFLIGHT	4096
+/* min_inflight: default (off) */
+#define XBF_DEF_MIN_INFLIGHT	0
 
 /* Interrupt batching (irq_batch, irq_wait_us): defaults and ranges. */
 #define XBF_DEF_IRQ_BATCH	10
@@ -293,6 +295,9 @@ enum xbf_state {
  * @gated: with gate_queues, the disk's hardware queues are stopped because
  *	a sequential stream has max_inflight requests out; completions
  *	restart them at half of that
+ * @bound_now: with min_inflight, the bound a streaming disk applies now,
+ *	between min_inflight and @max_inflight; 0: @max_inflight (racy
+ *	updates from every ring's completions: a heuristic, mq.c)
  * @seq_score: how sequential recent dispatches were, 0 (none continued a
  *	recent request) to XBF_SEQ_ONE (all did); the budget only holds
  *	requests back while it is at least half of that (racy updates from
@@ -351,6 +356,7 @@ struct xbf_info {
 	atomic_t budget_starved;
 	atomic_long_t budget_denied;
 	atomic_t gated;
+	unsigned int bound_now;
 	unsigned int seq_score;
 };
 
@@ -391,6 +397,7 @@ extern unsigned int xbf_irq_batch;
 extern unsigned int xbf_irq_wait_us;
 extern bool xbf_trusted;
 extern bool xbf_adaptive;
+extern unsigned int xbf_min_inflight;
 extern bool xbf_gate;
 extern bool xbf_irq_affinity;
 extern unsigned int xbf_io_timeout;
@@ -448,7 +455,7 @@ bool xbf_disk_kill(struct xbf_info *info);
 void xbf_disk_drain(struct xbf_info *info);
 void xbf_fail_inflight(struct xbf_info *info);
 void xbf_complete_list(struct xbf_ring *ring, struct xbf_req *list,
-		       bool rerun);
+		       bool rerun, bool idle);
 void xbf_budget_set_max(struct xbf_info *info, unsigned int max);
 void xbf_ring_rerun(struct xbf_ring *ring);
 unsigned int xbf_disk_suspend(struct xbf_info *info);

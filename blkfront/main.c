@@ -26,6 +26,7 @@ unsigned int xbf_irq_batch = XBF_DEF_IRQ_BATCH;
 unsigned int xbf_irq_wait_us = XBF_DEF_IRQ_WAIT_US;
 bool xbf_trusted = true;
 bool xbf_adaptive = true;
+unsigned int xbf_min_inflight = XBF_DEF_MIN_INFLIGHT;
 bool xbf_gate;
 bool xbf_irq_affinity = true;
 unsigned int xbf_io_timeout = XBF_DEF_IO_TIMEOUT;
@@ -52,6 +53,11 @@ static int xbf_set_indirect(const char *val, const struct kernel_param *kp)
 }
 
 static int xbf_set_inflight(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, XBF_MAX_INFLIGHT);
+}
+
+static int xbf_set_min_inflight(const char *val, const struct kernel_param *kp)
 {
 	return param_set_uint_minmax(val, kp, 0, XBF_MAX_INFLIGHT);
 }
@@ -109,6 +115,11 @@ static const struct kernel_param_ops xbf_inflight_ops = {
 	.get = param_get_uint,
 };
 
+static const struct kernel_param_ops xbf_min_inflight_ops = {
+	.set = xbf_set_min_inflight,
+	.get = param_get_uint,
+};
+
 static const struct kernel_param_ops xbf_irq_batch_ops = {
 	.set = xbf_set_irq_batch,
 	.get = param_get_uint,
@@ -145,6 +156,10 @@ module_param_cb(max_inflight, &xbf_inflight_ops, &xbf_max_inflight, 0644);
 MODULE_PARM_DESC(max_inflight,
 		 "Dispatch budget of a new disk: most requests in flight on all its rings; the rest wait in the block layer, where bios merge; 0 = bounded by the rings only, 1-4096 (default "
 		 __stringify(XBF_DEF_MAX_INFLIGHT) "); per disk: xblk/max_inflight in sysfs");
+module_param_cb(min_inflight, &xbf_min_inflight_ops, &xbf_min_inflight, 0644);
+MODULE_PARM_DESC(min_inflight,
+		 "While a disk streams, shrink its budget towards this many requests when answers find the guest busy (held-back requests merge), and grow it back towards max_inflight when they find it idle (holding back starves it); 0 = off, 0-4096 (default "
+		 __stringify(XBF_DEF_MIN_INFLIGHT) ")");
 module_param_named(adaptive_budget, xbf_adaptive, bool, 0644);
 MODULE_PARM_DESC(adaptive_budget,
 		 "Apply max_inflight only while the disk's recent requests form sequential streams (they merge when held back); random I/O gets every ring slot (default Y)");

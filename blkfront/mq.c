@@ -42,6 +42,7 @@
 #include <linux/blkdev.h>
 #include <linux/module.h>
 #include <xen/page.h>
+#include <xblk/budget.h>
 #include <xblk/compat.h>
 
 #include "blkfront.h"
@@ -60,11 +61,36 @@ static const struct block_device_operations xbf_fops = {
 /* The bound that applies now: 0 (none) unless the disk streams. */
 static unsigned int xbf_budget_bound(struct xbf_info *info)
 {
+	unsigned int max, now;
+
 	/* Hold back only a sequential stream (xbf_seq_note()). */
 	if (READ_ONCE(xbf_adaptive) &&
 	    READ_ONCE(info->seq_score) < XBF_SEQ_ONE / 2)
 		return 0;
-	return READ_ONCE(info->max_inflight);
+	max = READ_ONCE(info->max_inflight);
+	now = READ_ONCE(info->bound_now);
+	if (READ_ONCE(xbf_min_inflight) && now && now < max)
+		return now;
+	return max;
+}
+
+/*
+ * min_inflight: how far to hold a stream back (xblk/budget.h), asked by a
+ * response pass while requests wait for budget.
+ */
+static void xbf_budget_adapt(struct xbf_info *info, bool idle,
+			     struct request *rq)
+{
+	unsigned int lo = READ_ONCE(xbf_min_inflight);
+	unsigned int max = READ_ONCE(info->max_inflight);
+	unsigned int now = READ_ONCE(info->bound_now), next;
+
+	if (!lo || !max || !atomic_read(&info->budget_starved))
+		return;
+	next = xblk_budget_next(now, lo, max, idle,
+				blk_rq_sectors(rq) >= queue_max_sectors(rq->q) / 2);
+	if (next != now)
+		WRITE_ONCE(info->bound_now, next);
 }
 
 /*
@@ -354,6 +380,7 @@ void xbf_ring_rerun(struct xbf_ring *ring)
  * @list: chained through xbf_req.next, NULL terminated, already released
  *	  (xbf_finish_list())
  * @rerun: a request was turned away for lack of grants or ring slots
+ * @idle: the answers came while the CPU was idle (min_inflight)
  *
  * Ends what it can as one batch, then reruns the hardware queue once if
  * @rerun, and all of the disk's queues if a request had been refused
@@ -362,11 +389,13 @@ void xbf_ring_rerun(struct xbf_ring *ring)
  * Context: interrupt or process context, no ring lock held.
  */
 void xbf_complete_list(struct xbf_ring *ring, struct xbf_req *list,
-		       bool rerun)
+		       bool rerun, bool idle)
 {
 	DEFINE_IO_COMP_BATCH(iob);
 	struct xbf_req *req, *next;
 
+	if (list)
+		xbf_budget_adapt(ring->info, idle, xbf_rq(list));
 	for (req = list; req; req = next) {
 		struct request *rq = xbf_rq(req);
 
@@ -790,6 +819,7 @@ int xbf_disk_create(struct xbf_info *info)
 	WRITE_ONCE(info->max_inflight, READ_ONCE(xbf_max_inflight));
 	atomic_set(&info->inflight_now, 0);
 	atomic_set(&info->budget_starved, 0);
+	WRITE_ONCE(info->bound_now, 0);
 	info->timeout_fail = READ_ONCE(xbf_timeout_policy) == XBF_TIMEOUT_FAIL;
 	info->resized_at = jiffies - HZ;
 

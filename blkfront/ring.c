@@ -189,7 +189,8 @@ static int xbf_ring_poll(struct xbf_ring *ring, bool from_timer)
 	*tail = NULL;
 	/* Everything released (request.c) before anything ends (mq.c). */
 	rerun |= xbf_finish_list(ring, done);
-	xbf_complete_list(ring, done, rerun);
+	/* In an interrupt or the timer: did it find the CPU idle? */
+	xbf_complete_list(ring, done, rerun, in_hardirq() && is_idle_task(current));
 	return ret;
 }
 

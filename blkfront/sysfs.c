@@ -221,6 +221,22 @@ static ssize_t budget_held_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(budget_held);
 
+/* The bound a stream gets now: max_inflight, or min_inflight's choice. */
+static ssize_t budget_bound_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	struct xbf_info *info = dev_get_drvdata(dev);
+	unsigned int max, now;
+
+	if (!info)
+		return -ENODEV;
+	max = READ_ONCE(info->max_inflight);
+	now = READ_ONCE(info->bound_now);
+	return sysfs_emit(buf, "%u\n", READ_ONCE(xbf_min_inflight) && now &&
+			  now < max ? now : max);
+}
+static DEVICE_ATTR_RO(budget_bound);
+
 /* Requests that reached the I/O timeout unanswered, each time they did. */
 static ssize_t timeouts_show(struct device *dev, struct device_attribute *attr,
 			     char *buf)
@@ -237,6 +253,7 @@ static struct attribute *xbf_dev_attrs[] = {
 	&dev_attr_max_inflight.attr,
 	&dev_attr_budget_denied.attr,
 	&dev_attr_budget_held.attr,
+	&dev_attr_budget_bound.attr,
 	&dev_attr_timeouts.attr,
 	&dev_attr_nr_queues.attr,
 	&dev_attr_ring_page_order.attr,

@@ -31,7 +31,7 @@
 # mode (XLAB_BENCH_MODE=notify, suite bench-wall): seq-4k, rand-4k, slow-seq-4k and slow-rand-4k
 # once per pair, no native, XLAB_RUNTIME default 5.
 # XLAB_PAIRS (default intree,xblk) may add variants of ours: xblk-b<N> (frontend
-# max_inflight=N), xblk-i<N> (irq_batch=N), xblk-p0 (backend poll_inflight=0), xblk-c<N> and
+# max_inflight=N), xblk-m<N> (frontend min_inflight=N), xblk-i<N> (irq_batch=N), xblk-p0 (backend poll_inflight=0), xblk-c<N> and
 # xblk-w<N> (backend coalesce_reqs=N, coalesce_usecs=N), xblk-a0
 # (frontend adaptive_budget=0), xblk-g1 (frontend gate_queues=1), xblk-f0 (frontend irq_affinity=0 and backend irq_follow=0),
 # combined as in xblk-b0-i1-p0; a suffix @dl, @ky or @bfq runs that pair with the guest's disks on mq-deadline,
@@ -317,7 +317,7 @@ pair_use() {
 		FE_IRQ='^blkif$' BE_IRQ='^blkif-backend$'
 		;;
 	xblk | xblk-*)
-		# variants: xblk-b<N> max_inflight=N, -i<N> irq_batch=N, -a0 adaptive_budget
+		# variants: xblk-b<N> max_inflight=N, -m<N> min_inflight=N, -i<N> irq_batch=N, -a0 adaptive_budget
 		# off (frontend), -g1 gate_queues on (frontend), -p0 the backend's poll_inflight off, -f0 both sides' event
 		# affinity off, -c<N> the backend's coalesce_reqs=N, -w<N> its coalesce_usecs=N; e.g. xblk-b0-i1-p0-c1
 		# batches nothing
@@ -329,6 +329,7 @@ pair_use() {
 			case $budget in
 			"") ;;
 			b[0-9]*) fe+=(max_inflight="${budget#b}") ;;
+			m[0-9]*) fe+=(min_inflight="${budget#m}") ;;
 			i[0-9]*) fe+=(irq_batch="${budget#i}") ;;
 			p[01]) be+=(poll_inflight="${budget#p}") ;;
 			c[0-9]*) be+=(coalesce_reqs="${budget#c}") ;;
