@@ -65,6 +65,19 @@ static bool xbf_rsp_rearm(struct xbf_ring *ring)
 	return false;
 }
 
+/* The response batch follows what the pass found (coalesce.h). */
+static void xbf_rsp_coalesce(struct xbf_ring *ring, unsigned int found,
+			     unsigned int out, bool from_timer)
+{
+	struct xblk_coalesce *co = &ring->rsp_co;
+
+	out = min(out, ring->nr_slots);
+	xblk_coalesce_pass(co, xblk_coalesce_needs_time(co, found, out) ?
+			   ktime_get_ns() : 0, found, out,
+			   from_timer ? XBLK_PASS_TIMER : XBLK_PASS_EVENT,
+			   ring->irq_batch);
+}
+
 /*
  * Collect every available response.  Validated requests are chained on
  * *@tail for completion outside the lock.
@@ -118,20 +131,9 @@ static bool xbf_collect(struct xbf_ring *ring, struct xbf_req ***tail,
 			*tail = &req->next;
 			work = true;
 		}
-		/* The batch follows what the pass found (coalesce.h). */
-		if (!counted) {
-			unsigned int found = rp - fr->rsp_cons;
-
-			out = min(out, ring->nr_slots);
-			xblk_coalesce_pass(&ring->rsp_co,
-					   xblk_coalesce_needs_time(&ring->rsp_co,
-								    found, out) ?
-					   ktime_get_ns() : 0,
-					   found, out,
-					   from_timer ? XBLK_PASS_TIMER :
-							XBLK_PASS_EVENT,
-					   ring->irq_batch);
-		}
+		if (!counted)
+			xbf_rsp_coalesce(ring, rp - fr->rsp_cons, out,
+					 from_timer);
 		counted = true;
 		fr->rsp_cons = rp;
 		more = xbf_rsp_rearm(ring);
