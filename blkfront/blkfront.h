@@ -454,6 +454,7 @@ void xbf_timeout_work(struct work_struct *work);
 bool xbf_disk_kill(struct xbf_info *info);
 void xbf_disk_drain(struct xbf_info *info);
 void xbf_fail_inflight(struct xbf_info *info);
+unsigned int xbf_stream_bound(struct xbf_info *info);
 void xbf_complete_list(struct xbf_ring *ring, struct xbf_req *list,
 		       bool rerun, bool idle);
 void xbf_budget_set_max(struct xbf_info *info, unsigned int max);

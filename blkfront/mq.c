@@ -58,20 +58,32 @@ static const struct block_device_operations xbf_fops = {
  * set, but always kept, so the bound can change at runtime.
  */
 
+/**
+ * xbf_stream_bound() - the bound a sequential stream gets now
+ * @info: the disk
+ *
+ * Context: any; lockless reads.
+ * Return: max_inflight, or with min_inflight the bound its completions
+ * chose (xbf_budget_adapt()); 0: none.
+ */
+unsigned int xbf_stream_bound(struct xbf_info *info)
+{
+	unsigned int max = READ_ONCE(info->max_inflight);
+	unsigned int now = READ_ONCE(info->bound_now);
+
+	if (READ_ONCE(xbf_min_inflight) && now && now < max)
+		return now;
+	return max;
+}
+
 /* The bound that applies now: 0 (none) unless the disk streams. */
 static unsigned int xbf_budget_bound(struct xbf_info *info)
 {
-	unsigned int max, now;
-
 	/* Hold back only a sequential stream (xbf_seq_note()). */
 	if (READ_ONCE(xbf_adaptive) &&
 	    READ_ONCE(info->seq_score) < XBF_SEQ_ONE / 2)
 		return 0;
-	max = READ_ONCE(info->max_inflight);
-	now = READ_ONCE(info->bound_now);
-	if (READ_ONCE(xbf_min_inflight) && now && now < max)
-		return now;
-	return max;
+	return xbf_stream_bound(info);
 }
 
 /*

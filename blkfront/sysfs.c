@@ -226,14 +226,10 @@ static ssize_t budget_bound_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
 {
 	struct xbf_info *info = dev_get_drvdata(dev);
-	unsigned int max, now;
 
 	if (!info)
 		return -ENODEV;
-	max = READ_ONCE(info->max_inflight);
-	now = READ_ONCE(info->bound_now);
-	return sysfs_emit(buf, "%u\n", READ_ONCE(xbf_min_inflight) && now &&
-			  now < max ? now : max);
+	return sysfs_emit(buf, "%u\n", xbf_stream_bound(info));
 }
 static DEVICE_ATTR_RO(budget_bound);
 
