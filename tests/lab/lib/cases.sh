@@ -363,7 +363,34 @@ c_sched() {
 	[ "${rn:-0}" -gt 0 ] && [ "$((${dn:-0} * 10))" -ge "$rn" ] ||
 		case_fail "adaptive_budget=N: random reads were refused budget only $dn times in $rn reads"
 	case_note "random 4k reads, max_inflight 2: refused $dy times in $ry reads adaptive, $dn in $rn fixed"
-	c_sched_gate
+	c_sched_gate || return 1
+	c_sched_min
+}
+
+# min_inflight: xblk/budget_bound is max_inflight while it is off; with it on, write+verify
+# passes and sequential reads held back by the budget leave the bound within
+# [min_inflight, max_inflight]; out-of-range values are refused. (Whether the bound falls
+# or rises depends on whether the lab's guest is busy or idle: bench.rst measures that.)
+c_sched_min() {
+	local b0 b1 b2
+	g_ok -t 200 "$G" "d=/sys/block/xvdc/device/xblk p=/sys/module/xblkfront/parameters/min_inflight
+		echo 16 > \$d/max_inflight || exit 1
+		echo bound_off=\$(cat \$d/budget_bound)
+		echo 4 > \$p || exit 1
+		fio_verify /dev/xvdc 2M 4M || exit 1
+		fio --name=m --filename=/dev/xvdc --ioengine=libaio --direct=1 --rw=read --bs=4k \
+			--numjobs=4 --iodepth=32 --iodepth_batch_submit=16 --runtime=3 --time_based \
+			--group_reporting > /dev/null || exit 1
+		echo bound_on=\$(cat \$d/budget_bound) denied=\$(cat \$d/budget_denied)
+		! echo 5000 > \$p 2>/dev/null || exit 1
+		echo 0 > \$p; echo bound_after=\$(cat \$d/budget_bound); echo 0 > \$d/max_inflight" ||
+		{ case_fail "min_inflight: write+verify, reads or a refused value"; return 1; }
+	b0=$(g_field bound_off) b1=$(g_field bound_on) b2=$(g_field bound_after)
+	[ "$b0" = 16 ] && [ "$b2" = 16 ] ||
+		case_fail "min_inflight off: budget_bound $b0 / $b2, not max_inflight (16)"
+	[ -n "$b1" ] && [ "$b1" -ge 4 ] && [ "$b1" -le 16 ] ||
+		case_fail "min_inflight 4: budget_bound ${b1:-?} outside [4, 16]"
+	case_note "2 ms disk, max_inflight 16, min_inflight 4: budget_bound $b0 off, $b1 after 4 seq 4k read jobs (budget refusals so far $(g_field denied)), $b2 off again; 5000 refused"
 }
 
 # gate_queues: the same 2 ms disk under a budget of 4, first held back by refusing budget,
