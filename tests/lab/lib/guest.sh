@@ -278,6 +278,54 @@ irqsum() {
 		/proc/interrupts
 }
 
+# irqcpu REGEX: per line whose name matches REGEX, "NAME:N/N..." (interrupts so far on each
+# CPU), comma separated
+irqcpu() {
+	awk -v re="$1" '$NF ~ re { o = $NF ":"; s = ""
+		for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) { o = o s $i; s = "/" }
+		printf "%s%s", c, o; c = "," }' /proc/interrupts
+}
+
+# irqaff REGEX: per line whose name matches REGEX, "NAME:CPUS" (where its events go now: the
+# effective affinity), comma separated
+irqaff() {
+	local n name sep=""
+	awk -v re="$1" '$NF ~ re { sub(":", "", $1); print $1, $NF }' /proc/interrupts |
+		while read -r n name; do
+			printf '%s%s:%s' "$sep" "$name" "$(cat "/proc/irq/$n/effective_affinity_list" 2>/dev/null || echo -)"
+			sep=,
+		done
+}
+
+# wtrace_start / wtrace_dump: who wakes whom, and where interrupts land, while a bench job runs
+# (bench's XLAB_OPTS=wtrace=1): the sched_waking and irq_handler_entry events, summed by dump as
+# "COUNT wake WAKER@CPU>WAKEE@CPU" (the waker's task and CPU, the wakee's name and target CPU)
+# and "COUNT irq NAME@CPU", busiest first
+wtrace_start() {
+	local t=/sys/kernel/tracing
+	[ -d $t/events ] || mount -t tracefs nodev $t || return 1
+	echo 0 > $t/tracing_on && echo > $t/trace && echo 4096 > $t/buffer_size_kb &&
+		echo 1 > $t/events/sched/sched_waking/enable &&
+		echo 1 > $t/events/irq/irq_handler_entry/enable && echo 1 > $t/tracing_on
+}
+wtrace_dump() {
+	local t=/sys/kernel/tracing
+	echo 0 > $t/tracing_on
+	echo 0 > $t/events/sched/sched_waking/enable
+	echo 0 > $t/events/irq/irq_handler_entry/enable
+	awk '/^#/ { next }
+		{ task = $1; sub(/-[0-9]+$/, "", task); cpu = $2; gsub(/[^0-9]/, "", cpu); cpu += 0 }
+		/ sched_waking: / { c = ""; tc = ""
+			for (i = 1; i <= NF; i++) {
+				if ($i ~ /^comm=/) c = substr($i, 6)
+				if ($i ~ /^target_cpu=/) tc = substr($i, 12) + 0
+			}
+			sub(/[:\/].*/, "", c); n["wake " task "@" cpu ">" c "@" tc]++ }
+		/ irq_handler_entry: / { for (i = 1; i <= NF; i++) if ($i ~ /^name=/) n["irq " substr($i, 6) "@" cpu]++ }
+		END { for (k in n) print n[k], k }' $t/trace | sort -rn | head -25
+	echo > $t/trace
+}
+
 # fe_counters DISK: xblkfront's summed queue counters: notify_out notify_in spurious reads writes
 # timer_polls
 # (zeros for a frontend without them)
@@ -302,18 +350,20 @@ fe_queue_sum() {
 # group report); prints "XLAB-BENCHG key=value..." with fio's IOPS, KiB/s and latencies (us:
 # mean completion and total latency, completion p50/p99/p99.9 of the direction that moved)
 # and what moved meanwhile: the disk's stat (requests, merges, sectors), the frontend's
-# interrupts (lines named IRQ-REGEX), xblkfront's own counters and each vCPU's busy time while
-# fio ran (g_vcpu=A/B, /proc/stat's user + nice + system + irq + softirq, 1/100 s). With -m,
-# xenstore's data/xlab/bench is "TOKEN start" from just before fio starts to "TOKEN end" once
-# it ended (dom0 times its CPU-time window on it).
+# interrupts (lines named IRQ-REGEX; fe_irq_cpu=LINE:A/B,... those on each vCPU, fe_irq_aff=
+# LINE:CPUS,... their effective affinity after the job), xblkfront's own counters and each
+# vCPU's busy time while fio ran (g_vcpu=A/B, /proc/stat's user + nice + system + irq +
+# softirq, 1/100 s). With -m, xenstore's data/xlab/bench is "TOKEN start" from just before fio
+# starts to "TOKEN end" once it ended (dom0 times its CPU-time window on it).
 bench_fio() {
-	local tok="" dev re d rc i0 i1
+	local tok="" dev re d rc i0 i1 c0 c1
 	local -a s0 s1 f0 f1
 	[ "$1" = -m ] && { tok=$2; shift 2; }
 	dev=$1 re=$2 d=${1#/dev/}
 	shift 2
 	read -r -a s0 < "/sys/block/$d/stat"
 	i0=$(irqsum "$re")
+	c0=$(irqcpu "$re")
 	read -r -a f0 <<< "$(fe_counters "$d")"
 	grep '^cpu[0-9]' /proc/stat > /tmp/stat.0
 	[ -n "$tok" ] && xenstore-write data/xlab/bench "$tok start"
@@ -324,6 +374,7 @@ bench_fio() {
 	grep '^cpu[0-9]' /proc/stat > /tmp/stat.1
 	read -r -a s1 < "/sys/block/$d/stat"
 	i1=$(irqsum "$re")
+	c1=$(irqcpu "$re")
 	read -r -a f1 <<< "$(fe_counters "$d")"
 	# terse v3: 7 read KiB/s, 8 read IOPS, 16 clat mean, 18-20 clat percentiles (as asked:
 	# p50, p99, p99.9, "50.000000%=N"), 40 lat mean; the write side is 41 fields on (us)
@@ -336,6 +387,12 @@ bench_fio() {
 		"fe_irq=$((i1 - i0)) fe_notify_out=$((f1[0] - f0[0])) fe_notify_in=$((f1[1] - f0[1]))" \
 		"fe_spurious=$((f1[2] - f0[2])) fe_req=$((f1[3] + f1[4] - f0[3] - f0[4]))" \
 		"fe_timer_polls=$((f1[5] - f0[5]))" \
+		"fe_irq_cpu=$(awk -v a="$c0" -v b="$c1" 'BEGIN { n = split(a, x, ","); split(b, y, ",")
+			for (i = 1; i <= n; i++) { split(x[i], p, ":"); split(y[i], q, ":")
+				m = split(p[2], u, "/"); split(q[2], v, "/"); o = ""
+				for (j = 1; j <= m; j++) o = o (j > 1 ? "/" : "") v[j] - u[j]
+				printf "%s%s:%s", (i > 1 ? "," : ""), p[1], o } }')" \
+		"fe_irq_aff=$(irqaff "$re")" \
 		"g_vcpu=$(awk 'NR == FNR { b[$1] = $2 + $3 + $4 + $7 + $8; next }
 			{ printf "%s%d", sep, $2 + $3 + $4 + $7 + $8 - b[$1]; sep = "/" }' /tmp/stat.0 /tmp/stat.1)"
 	if [ $rc != 0 ] || ! grep -q '^3;' /tmp/fio.out; then

@@ -18,7 +18,8 @@
 #                 slow-4k is slow-seq-4k
 #   seq-<bs>      the block-size sweep: sequential read as seq-4k, bs 512 B ... 128 KiB, nbfast
 #   write-4k      sequential write 4 KiB as seq-4k; rand-4k-q1 rand-4k with 1 queue; slow-qd2,
-#                 slow-qd4 as slow-qd1 at iodepth 2 and 4 (only run when XLAB_WORK names them)
+#                 slow-qd4 as slow-qd1 at iodepth 2 and 4, qd1-cpu0 and qd1-cpu1 as qd1 with fio
+#                 held on the guest's CPU 0 or 1 (only run when XLAB_WORK names them)
 # Phases of the main mode:
 #   core    the six jobs above, XLAB_ROUNDS rounds (default 2); qd1 and slow-qd1 go on to
 #           XLAB_QD1_ROUNDS rounds (default 4: at queue depth 1 rounds differ by up to 5 %,
@@ -57,7 +58,7 @@ NATIVE_ROUNDS=${XLAB_NATIVE_ROUNDS:-1}
 PAIRS=${XLAB_PAIRS:-intree,xblk}
 CORE="seq-4k rand-4k qd1 slow-seq-4k slow-rand-4k slow-qd1"
 SWEEP="seq-512 seq-1k seq-2k seq-8k seq-16k seq-32k seq-64k seq-128k"
-EXTRA="write-4k rand-4k-q1 slow-qd2 slow-qd4"
+EXTRA="write-4k rand-4k-q1 slow-qd2 slow-qd4 qd1-cpu0 qd1-cpu1"
 NOTIFY="seq-4k rand-4k slow-seq-4k slow-rand-4k"
 SEQ="--numjobs=8 --iodepth=32 --iodepth_batch_submit=16"
 RAND="--numjobs=2 --iodepth=32 --rw=randread --bs=4k"
@@ -80,6 +81,8 @@ job_args() {
 	rand-4k | rand-4k-q1) echo "nbfast $RAND" ;;
 	slow-rand-4k) echo "nbslow $RAND" ;;
 	qd1) echo "nbfast $QD1" ;;
+	# where the guest runs fio: one cause of qd1's spread between rounds (bench.rst)
+	qd1-cpu[01]) echo "nbfast $QD1 --cpus_allowed=${1#qd1-cpu}" ;;
 	slow-qd1) echo "nbslow $QD1" ;;
 	# a few requests in flight, each resubmitted on its completion (a closed loop)
 	slow-qd[24]) echo "nbslow --numjobs=1 --iodepth=${1#slow-qd} --rw=randread --bs=4k" ;;
@@ -369,6 +372,16 @@ kprof_dump() {
 	G_OUT=$o G_RC=$rc
 }
 
+# wtrace_dump TAGS: with XLAB_OPTS=wtrace=1, the guest's wake-ups and interrupts during the job
+# (guest.sh's wtrace_dump), "XLAB-WTRACE TAGS n=COUNT what=..." (tracing costs instructions:
+# not for a job whose IOPS count)
+wtrace_dump() {
+	local o=$G_OUT rc=$G_RC
+	g_run "$G" wtrace_dump &&
+		awk -v t="$1" '$1 ~ /^[0-9]+$/ { print "XLAB-WTRACE " t " n=" $1 " what=" $2 ":" $3 }' "$G_OUT" >&2
+	G_OUT=$o G_RC=$rc
+}
+
 # prof_mods PAIR: where each module's text is in dom0 and in the guest, for the instruction
 # profile's report: "XLAB-PROF-MOD pair=P side=dom0|guest mod=M text=ADDR"
 prof_mods() {
@@ -395,6 +408,7 @@ run_job() {
 	read -r -a b0 <<< "$(be_counters "$vdev")"
 	bi0=$(irqsum "$BE_IRQ")
 	[ -n "${XLAB_KPROF:-}" ] && kprof_reset
+	[ -n "${XLAB_WTRACE:-}" ] && { g_run "$G" wtrace_start || log "wtrace: not started in the guest (rc=$G_RC)"; }
 	rm -f $LAB_TMP/job.rc
 	(g_run -t $((RT + 150)) "$G" "bench_fio -m $tok /dev/$vdev '$FE_IRQ' $TIMING $*"
 		echo "$G_RC $G_OUT" > $LAB_TMP/job.rc) &
@@ -408,6 +422,7 @@ run_job() {
 	bi1=$(irqsum "$BE_IRQ")
 	gl=$(grep -o 'XLAB-BENCHG .*' "$G_OUT" | head -1)
 	[ -n "${XLAB_KPROF:-}" ] && kprof_dump "round=$round pair=$pair work=$name"
+	[ -n "${XLAB_WTRACE:-}" ] && wtrace_dump "round=$round pair=$pair work=$name"
 	if [ "$G_RC" != 0 ] || [[ $gl != *iops=* ]]; then
 		case_fail "$name: fio in the guest failed (rc=$G_RC): $(grep -v '^XLAB-' "$G_OUT" | tail -3 | tr '\n' '|')"
 		return 1
