@@ -372,6 +372,18 @@ kprof_dump() {
 	G_OUT=$o G_RC=$rc
 }
 
+# vcpu_pin DOMID: with XLAB_OPTS=vcpupin=1, vCPU N of dom0 and of the guest on pCPU N (modulo
+# the pCPUs), so that Xen's scheduler does not move them between jobs or within one
+vcpu_pin() {
+	local d v n
+	n=$(xl info | awk '$1 == "nr_cpus" { print $3 }')
+	for d in 0 "$1"; do
+		for v in $(xl vcpu-list "$d" | awk 'NR > 1 { print $3 }'); do
+			xl vcpu-pin "$d" "$v" $((v % ${n:-1})) || log "vcpupin: domain $d vCPU $v not pinned"
+		done
+	done
+}
+
 # wtrace_dump TAGS: with XLAB_OPTS=wtrace=1, the guest's wake-ups and interrupts during the job
 # (guest.sh's wtrace_dump), "XLAB-WTRACE TAGS n=COUNT what=..." (tracing costs instructions:
 # not for a job whose IOPS count)
@@ -407,6 +419,7 @@ run_job() {
 	PROF_TAG=r$round.$pair.$name
 	read -r -a b0 <<< "$(be_counters "$vdev")"
 	bi0=$(irqsum "$BE_IRQ")
+	[ -n "${XLAB_VCPUPIN:-}" ] && vcpu_pin "$domid"
 	[ -n "${XLAB_KPROF:-}" ] && kprof_reset
 	[ -n "${XLAB_WTRACE:-}" ] && { g_run "$G" wtrace_start || log "wtrace: not started in the guest (rc=$G_RC)"; }
 	rm -f $LAB_TMP/job.rc
