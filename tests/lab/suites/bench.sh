@@ -22,8 +22,8 @@
 #                 held on the guest's CPU 0 or 1 (only run when XLAB_WORK names them)
 # Phases of the main mode:
 #   core    the six jobs above, XLAB_ROUNDS rounds (default 2); qd1 and slow-qd1 go on to
-#           XLAB_QD1_ROUNDS rounds (default 4: at queue depth 1 rounds differ by up to 5 %,
-#           depending on where dom0's share of the work runs)
+#           XLAB_QD1_ROUNDS rounds (default 4: at queue depth 1 rounds differ by up to 14 %,
+#           depending on where Xen runs the vCPUs; bench.rst, "The spread of qd1")
 #   sweep   seq-512 ... seq-128k but seq-4k (in core), XLAB_SWEEP_ROUNDS rounds (default 1)
 #   dl      the core jobs with every pair's guest disks on mq-deadline ("PAIR@dl"),
 #           XLAB_DL_ROUNDS rounds (default 1)
