@@ -377,12 +377,13 @@ c_sched_min() {
 		echo 16 > \$d/max_inflight || exit 1
 		echo bound_off=\$(cat \$d/budget_bound)
 		echo 4 > \$p || exit 1
-		fio_verify /dev/xvdc 2M 4M || exit 1
+		off() { echo 0 > \$p; echo 0 > \$d/max_inflight; exit 1; }
+		fio_verify /dev/xvdc 2M 4M || off
 		fio --name=m --filename=/dev/xvdc --ioengine=libaio --direct=1 --rw=read --bs=4k \
 			--numjobs=4 --iodepth=32 --iodepth_batch_submit=16 --runtime=3 --time_based \
-			--group_reporting > /dev/null || exit 1
+			--group_reporting > /dev/null || off
 		echo bound_on=\$(cat \$d/budget_bound) denied=\$(cat \$d/budget_denied)
-		! echo 5000 > \$p 2>/dev/null || exit 1
+		! echo 5000 > \$p 2>/dev/null || off
 		echo 0 > \$p; echo bound_after=\$(cat \$d/budget_bound); echo 0 > \$d/max_inflight" ||
 		{ case_fail "min_inflight: write+verify, reads or a refused value"; return 1; }
 	b0=$(g_field bound_off) b1=$(g_field bound_on) b2=$(g_field bound_after)

@@ -286,6 +286,15 @@ irqcpu() {
 		printf "%s%s", c, o; c = "," }' /proc/interrupts
 }
 
+# irqcpu_delta A B: irqcpu's B less its A, line by line and CPU by CPU (same lines, same order)
+irqcpu_delta() {
+	awk -v a="$1" -v b="$2" 'BEGIN { n = split(a, x, ","); split(b, y, ",")
+		for (i = 1; i <= n; i++) { split(x[i], p, ":"); split(y[i], q, ":")
+			m = split(p[2], u, "/"); split(q[2], v, "/"); o = ""
+			for (j = 1; j <= m; j++) o = o (j > 1 ? "/" : "") v[j] - u[j]
+			printf "%s%s:%s", (i > 1 ? "," : ""), p[1], o } }'
+}
+
 # irqaff REGEX: per line whose name matches REGEX, "NAME:CPUS" (where its events go now: the
 # effective affinity), comma separated
 irqaff() {
@@ -300,19 +309,12 @@ irqaff() {
 # wtrace_start / wtrace_dump: who wakes whom, and where interrupts land, while a bench job runs
 # (bench's XLAB_OPTS=wtrace=1): the sched_waking and irq_handler_entry events, summed by dump as
 # "COUNT wake WAKER@CPU>WAKEE@CPU" (the waker's task and CPU, the wakee's name and target CPU)
-# and "COUNT irq NAME@CPU", busiest first
-wtrace_start() {
-	local t=/sys/kernel/tracing
-	[ -d $t/events ] || mount -t tracefs nodev $t || return 1
-	echo 0 > $t/tracing_on && echo > $t/trace && echo 4096 > $t/buffer_size_kb &&
-		echo 1 > $t/events/sched/sched_waking/enable &&
-		echo 1 > $t/events/irq/irq_handler_entry/enable && echo 1 > $t/tracing_on
-}
+# and "COUNT irq NAME@CPU", busiest first, after tracefs_end's overrun=N
+WTRACE_EVENTS="sched/sched_waking irq/irq_handler_entry"
+wtrace_start() { tracefs_begin "$WTRACE_EVENTS" 4096; }
 wtrace_dump() {
 	local t=/sys/kernel/tracing
-	echo 0 > $t/tracing_on
-	echo 0 > $t/events/sched/sched_waking/enable
-	echo 0 > $t/events/irq/irq_handler_entry/enable
+	tracefs_end "$WTRACE_EVENTS"
 	awk '/^#/ { next }
 		{ task = $1; sub(/-[0-9]+$/, "", task); cpu = $2; gsub(/[^0-9]/, "", cpu); cpu += 0 }
 		/ sched_waking: / { c = ""; tc = ""
@@ -387,11 +389,7 @@ bench_fio() {
 		"fe_irq=$((i1 - i0)) fe_notify_out=$((f1[0] - f0[0])) fe_notify_in=$((f1[1] - f0[1]))" \
 		"fe_spurious=$((f1[2] - f0[2])) fe_req=$((f1[3] + f1[4] - f0[3] - f0[4]))" \
 		"fe_timer_polls=$((f1[5] - f0[5]))" \
-		"fe_irq_cpu=$(awk -v a="$c0" -v b="$c1" 'BEGIN { n = split(a, x, ","); split(b, y, ",")
-			for (i = 1; i <= n; i++) { split(x[i], p, ":"); split(y[i], q, ":")
-				m = split(p[2], u, "/"); split(q[2], v, "/"); o = ""
-				for (j = 1; j <= m; j++) o = o (j > 1 ? "/" : "") v[j] - u[j]
-				printf "%s%s:%s", (i > 1 ? "," : ""), p[1], o } }')" \
+		"fe_irq_cpu=$(irqcpu_delta "$c0" "$c1")" \
 		"fe_irq_aff=$(irqaff "$re")" \
 		"g_vcpu=$(awk 'NR == FNR { b[$1] = $2 + $3 + $4 + $7 + $8; next }
 			{ printf "%s%d", sep, $2 + $3 + $4 + $7 + $8 - b[$1]; sep = "/" }' /tmp/stat.0 /tmp/stat.1)"
@@ -458,20 +456,28 @@ ackw_end() {
 	[ ! -e "/sys/bus/xen/devices/vbd-$devid" ] || { echo "ackw_end: stale xenbus device vbd-$devid"; return 4; }
 }
 
-# tracefs_begin SYSTEM KB: mount tracefs if it is not, empty the trace buffer (KB per CPU),
-# enable SYSTEM's events and start tracing (case trace)
+# tracefs_begin EVENTS KB: mount tracefs if it is not, empty the trace buffer (KB per CPU),
+# enable EVENTS (space separated: a system, or system/event) and start tracing (case trace,
+# bench's wtrace)
 tracefs_begin() {
-	local t=/sys/kernel/tracing
+	local t=/sys/kernel/tracing e
 	[ -d $t/events ] || mount -t tracefs nodev $t || { echo "cannot mount tracefs"; return 1; }
-	[ -d "$t/events/$1" ] || { echo "no events/$1 in tracefs"; return 1; }
-	echo 0 > $t/tracing_on && echo "$2" > $t/buffer_size_kb && echo > $t/trace &&
-		echo 1 > "$t/events/$1/enable" && echo 1 > $t/tracing_on
+	for e in $1; do
+		[ -d "$t/events/$e" ] || { echo "no events/$e in tracefs"; return 1; }
+	done
+	echo 0 > $t/tracing_on && echo "$2" > $t/buffer_size_kb && echo > $t/trace || return 1
+	for e in $1; do
+		echo 1 > "$t/events/$e/enable" || return 1
+	done
+	echo 1 > $t/tracing_on
 }
-# tracefs_end SYSTEM: stop tracing, disable SYSTEM's events; prints overrun=<events lost>
+# tracefs_end EVENTS: stop tracing, disable EVENTS; prints overrun=<events lost>
 tracefs_end() {
-	local t=/sys/kernel/tracing
+	local t=/sys/kernel/tracing e
 	echo 0 > $t/tracing_on
-	echo 0 > "$t/events/$1/enable"
+	for e in $1; do
+		echo 0 > "$t/events/$e/enable"
+	done
 	echo "overrun=$(cat $t/per_cpu/cpu*/stats | awk '/^overrun:/ { s += $2 } END { print s + 0 }')"
 }
 

@@ -384,13 +384,14 @@ vcpu_pin() {
 	done
 }
 
-# wtrace_dump TAGS: with XLAB_OPTS=wtrace=1, the guest's wake-ups and interrupts during the job
-# (guest.sh's wtrace_dump), "XLAB-WTRACE TAGS n=COUNT what=..." (tracing costs instructions:
-# not for a job whose IOPS count)
-wtrace_dump() {
+# wtrace_report TAGS: with XLAB_OPTS=wtrace=1, the guest's wake-ups and interrupts during the
+# job (guest.sh's wtrace_dump), "XLAB-WTRACE TAGS n=COUNT what=..." and "XLAB-WTRACE TAGS
+# overrun=N" (events lost; tracing costs instructions: not for a job whose IOPS count)
+wtrace_report() {
 	local o=$G_OUT rc=$G_RC
 	g_run "$G" wtrace_dump &&
-		awk -v t="$1" '$1 ~ /^[0-9]+$/ { print "XLAB-WTRACE " t " n=" $1 " what=" $2 ":" $3 }' "$G_OUT" >&2
+		awk -v t="$1" '$1 ~ /^[0-9]+$/ { print "XLAB-WTRACE " t " n=" $1 " what=" $2 ":" $3 }
+			/^overrun=/ { print "XLAB-WTRACE " t " " $1 }' "$G_OUT" >&2
 	G_OUT=$o G_RC=$rc
 }
 
@@ -435,7 +436,7 @@ run_job() {
 	bi1=$(irqsum "$BE_IRQ")
 	gl=$(grep -o 'XLAB-BENCHG .*' "$G_OUT" | head -1)
 	[ -n "${XLAB_KPROF:-}" ] && kprof_dump "round=$round pair=$pair work=$name"
-	[ -n "${XLAB_WTRACE:-}" ] && wtrace_dump "round=$round pair=$pair work=$name"
+	[ -n "${XLAB_WTRACE:-}" ] && wtrace_report "round=$round pair=$pair work=$name"
 	if [ "$G_RC" != 0 ] || [[ $gl != *iops=* ]]; then
 		case_fail "$name: fio in the guest failed (rc=$G_RC): $(grep -v '^XLAB-' "$G_OUT" | tail -3 | tr '\n' '|')"
 		return 1
