@@ -138,19 +138,22 @@ static void xbb_submit_data(struct xbb_req *xr)
 /*
  * A discard or secure erase, as bios submitted from the ring thread like
  * data: never as blocking work on a shared workqueue, which a guest could
- * fill with whole-device discards.  Each bio is as large as bi_size allows
- * (secure erase: as the device allows), rounded to the discard granularity
- * so that the block layer's own splits stay aligned; the block layer cuts
- * them to the device's limits.
+ * fill with whole-device discards.  Each bio is as large as its 32-bit
+ * size and, for a secure erase, the device allow, rounded to the discard
+ * granularity (secure erase: the logical block) so that the block layer's
+ * own splits stay aligned (xblk_discard_bio_max()).
  */
 static void xbb_submit_discard(struct xbb_req *xr)
 {
 	struct block_device *bdev = xr->ring->be->vbd.bdev;
 	enum req_op op = xr->secure ? REQ_OP_SECURE_ERASE : REQ_OP_DISCARD;
-	unsigned int gran = max(bdev_discard_granularity(bdev),
-				bdev_logical_block_size(bdev)) >> SECTOR_SHIFT;
-	u64 max = xr->secure ? bdev_max_secure_erase_sectors(bdev) :
-			       (UINT_MAX >> SECTOR_SHIFT) / gran * gran;
+	unsigned int lbs = bdev_logical_block_size(bdev) >> SECTOR_SHIFT;
+	unsigned int gran = xr->secure ? lbs :
+			    max(bdev_discard_granularity(bdev) >> SECTOR_SHIFT,
+				lbs);
+	u64 max = xblk_discard_bio_max(xr->secure ?
+				       bdev_max_secure_erase_sectors(bdev) : 0,
+				       gran, xr->secure);
 	u64 sector = xr->sector, left = xr->nr_sectors;
 
 	atomic_set(&xr->pending, 1);

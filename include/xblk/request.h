@@ -537,4 +537,39 @@ static inline const char *xblk_req_err_str(enum xblk_req_err err)
 	return "?";
 }
 
+/**
+ * xblk_discard_bio_max() - sectors one discard or secure-erase bio may carry
+ * @dev_max: the device's own limit per bio in 512-byte sectors (its
+ *	     max_secure_erase_sectors for a secure erase); 0 for none
+ * @gran: sectors every bio must be a multiple of: the discard granularity
+ *	  (at least the logical block), or the logical block for a secure
+ *	  erase; a power of two or not, at least 1
+ * @secure: a secure erase: the device's limit applies, and 0 means the
+ *	    device no longer offers it
+ *
+ * A bio's size is 32-bit in bytes, so no bio may carry more than
+ * UINT_MAX >> 9 sectors whatever the device says: a device limit of 2^23
+ * sectors or more would otherwise wrap the size to a few KiB, or zero, and
+ * most of the range would go untouched.  The result is rounded down to
+ * @gran so that every bio, and the block layer's own splits of it, stays
+ * aligned.
+ *
+ * Return: the sectors per bio, a multiple of @gran; 0 if no bio can be
+ * issued (a secure erase the device does not offer, or a granularity
+ * larger than the limit): the request is then not supported.
+ */
+static inline u64 xblk_discard_bio_max(u64 dev_max, unsigned int gran,
+				       bool secure)
+{
+	u64 max = 0xffffffffULL >> 9;
+
+	if (!gran)
+		return 0;
+	if (secure && !dev_max)
+		return 0;
+	if (dev_max && dev_max < max)
+		max = dev_max;
+	return max / gran * gran;
+}
+
 #endif /* XBLK_REQUEST_H */

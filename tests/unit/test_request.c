@@ -500,3 +500,54 @@ XTEST(req_err_status_and_str)
 			CHECK(strcmp(xblk_req_err_str(e), xblk_req_err_str(f)));
 	}
 }
+
+/* ------------------------------------------------- discard bio sizes -- */
+
+/*
+ * A secure erase on a device with a large limit (eMMC, virtio-blk, a
+ * xen-blkfront driver domain: 2^23 sectors and more) must be cut to what
+ * a bio's 32-bit byte size holds, and to the logical block: the sum of
+ * the bios must cover the request, none may wrap.
+ */
+XTEST(discard_bio_max_secure_large_limit)
+{
+	const u64 bio_cap = 0xffffffffULL >> 9;	/* 8388607 sectors */
+	unsigned int gran;
+	u64 dev_max, m, left, n, bytes;
+
+	for (dev_max = 1ULL << 22; dev_max <= 1ULL << 40; dev_max <<= 1) {
+		for (gran = 1; gran <= 8; gran <<= 1) {
+			m = xblk_discard_bio_max(dev_max, gran, true);
+			CHECK(m > 0);
+			CHECK(m <= bio_cap);
+			CHECK(m <= dev_max);
+			CHECK_EQ(m % gran, 0);
+			/* as large as it can be */
+			CHECK(m + gran > (dev_max < bio_cap ? dev_max : bio_cap));
+			bytes = m << 9;
+			CHECK_EQ((u32)bytes, bytes);	/* no wrap in bi_size */
+		}
+	}
+	/* a 4 GiB secure erase on a 4K-block device of limit 2^32 sectors */
+	m = xblk_discard_bio_max(1ULL << 32, 8, true);
+	CHECK_EQ(m, 8388600);
+	for (left = 1ULL << 23, n = 0; left; n++)
+		left -= left < m ? left : m;
+	CHECK_EQ(n, 2);
+}
+
+XTEST(discard_bio_max_plain_and_edges)
+{
+	/* plain discard: no device cap, the 32-bit bio size and granularity */
+	CHECK_EQ(xblk_discard_bio_max(0, 1, false), 8388607);
+	CHECK_EQ(xblk_discard_bio_max(0, 8, false), 8388600);
+	CHECK_EQ(xblk_discard_bio_max(0, 2048, false), 8388608 - 2048);
+	/* a granularity that is not a power of two (RAID stripe) */
+	CHECK_EQ(xblk_discard_bio_max(0, 3072, false) % 3072, 0);
+	/* a small device limit is taken as is, rounded to the block */
+	CHECK_EQ(xblk_discard_bio_max(65535, 8, true), 65528);
+	/* no secure erase (any more), or a block larger than the limit */
+	CHECK_EQ(xblk_discard_bio_max(0, 8, true), 0);
+	CHECK_EQ(xblk_discard_bio_max(7, 8, true), 0);
+	CHECK_EQ(xblk_discard_bio_max(0, 0, false), 0);
+}
