@@ -557,7 +557,7 @@ struct xbb_qos {
 };
 
 void xbb_qos_init(struct xbb_dev *be);
-void xbb_qos_connect(struct xbb_dev *be);
+int xbb_qos_connect(struct xbb_dev *be, const char **why);
 void xbb_qos_exit(struct xbb_dev *be);
 int xbb_qos_store(struct xbb_dev *be, const char *buf, size_t len);
 ssize_t xbb_qos_show(struct xbb_dev *be, char *buf);
@@ -648,6 +648,7 @@ void xbb_xenbus_exit(void);
 void xbb_fault_init(void);
 void xbb_fault_exit(void);
 bool xbb_fault_map(void);
+bool xbb_fault_ring_start(unsigned int index);
 
 /* ------------------------------------------------------------------ */
 /* Messages (log.c).                                                   */

@@ -15,6 +15,12 @@
  * kernels mostly build without it (Debian's do), so there the same fault
  * point is the file /sys/kernel/debug/xblkback/fail_map: N makes every
  * N-th attempt fail, 0 (the default) none.
+ *
+ * A second, fail_ring_start (/sys/kernel/debug/xblkback/fail_ring_start):
+ * N makes the start of every ring of index N - 1 fail, as if its thread
+ * could not be created, so that the lab can check what a connect that
+ * fails half-way does with the threads already started; 0 (the default)
+ * none.
  */
 #include <linux/debugfs.h>
 #include <linux/fault-inject.h>
@@ -91,6 +97,23 @@ bool xbb_fault_map(void)
 
 #endif /* CONFIG_FAULT_INJECTION */
 
+/* Ring index + 1 whose start fails; 0 = none. */
+static u32 xbb_fail_ring_start;
+
+/**
+ * xbb_fault_ring_start() - whether starting this ring is to fail
+ * @index: the ring's index
+ *
+ * Context: any.
+ * Return: true if fail_ring_start names @index.
+ */
+bool xbb_fault_ring_start(unsigned int index)
+{
+	u32 n = READ_ONCE(xbb_fail_ring_start);
+
+	return n && n - 1 == index;
+}
+
 /**
  * xbb_fault_init() - create /sys/kernel/debug/xblkback/ and its fault points
  *
@@ -103,6 +126,8 @@ void xbb_fault_init(void)
 {
 	xbb_debugfs = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	xbb_fault_create(xbb_debugfs);
+	debugfs_create_u32("fail_ring_start", 0600, xbb_debugfs,
+			   &xbb_fail_ring_start);
 }
 
 /**

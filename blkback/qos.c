@@ -251,13 +251,16 @@ ssize_t xbb_qos_show(struct xbb_dev *be, char *buf)
  *
  * Without the key the setting is left as it is (a sysfs write made before
  * the connection holds).  An empty key or "/" means no cgroup.  A value
- * that cannot be used is reported (rate limited, naming the key and the
- * value) and the device connects without a cgroup: a wrong QoS setting
- * must not take a guest's disk away.
+ * that cannot be used refuses the connection: the administrator asked for
+ * limits, and serving the guest without them would take from every other
+ * guest on the device what the limits were to protect.  The caller reports
+ * it (the error node names the key, the value and why), and the guest's
+ * disk connects once the key is fixed.
  *
  * Context: process context (xenwatch), under @be->lock.
+ * Return: 0, or a negative errno with *@why saying what went wrong.
  */
-void xbb_qos_connect(struct xbb_dev *be)
+int xbb_qos_connect(struct xbb_dev *be, const char **why)
 {
 	char *val;
 	int err;
@@ -266,21 +269,19 @@ void xbb_qos_connect(struct xbb_dev *be)
 	val = xblk_xs_read_str(be->xdev->nodename, XBB_KEY_CGROUP);
 	err = PTR_ERR_OR_ZERO(val);
 	if (err == -ENOENT)
-		return;
-	if (!err)
-		err = xbb_qos_assign(be, val, strlen(val));
+		return 0;
 	if (err) {
-		if (IS_ERR(val))
-			xbb_warn_state(be, "backend key %s unreadable (%d): no cgroup",
-				       XBB_KEY_CGROUP, err);
-		else
-			xbb_qos_report(be, "backend key " XBB_KEY_CGROUP, val,
-				       strlen(val), err,
-				       "connecting without a cgroup");
-		xbb_qos_swap(&be->qos, NULL, NULL);
+		*why = "unreadable";
+		return err;
 	}
-	if (!IS_ERR(val))
-		kfree(val);
+	err = xbb_qos_assign(be, val, strlen(val));
+	if (err) {
+		xbb_qos_report(be, "backend key " XBB_KEY_CGROUP, val,
+			       strlen(val), err, "the disk is not connected");
+		*why = xbb_qos_why(err);
+	}
+	kfree(val);
+	return err;
 }
 
 /**

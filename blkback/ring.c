@@ -967,6 +967,8 @@ int xbb_ring_start(struct xbb_ring *ring)
 	struct task_struct *t;
 
 	lockdep_assert_held(&be->lock);
+	if (xbb_fault_ring_start(ring->index))
+		return -ENOMEM;
 	/* Requests may be waiting already (a ring resumed after a rebind). */
 	ring->next = XBB_NEXT_NOW;
 	ring->life = XBB_THREAD_NEW;

@@ -414,6 +414,7 @@ out_unmap:
 static void xbb_try_connect(struct xbb_dev *be)
 {
 	struct xenbus_device *dev = be->xdev;
+	const char *why;
 	unsigned int i;
 	int err;
 
@@ -426,13 +427,19 @@ static void xbb_try_connect(struct xbb_dev *be)
 		xbb_fatal(be, err, "writing the disk's keys");
 		return;
 	}
-	xbb_qos_connect(be);
+	err = xbb_qos_connect(be, &why);
+	if (err) {
+		xbb_fatal(be, err, "backend key xblk-cgroup: %s: not connecting",
+			  why);
+		return;
+	}
+	/* From the first thread on, the rings are the teardown work's to stop. */
+	be->threads_running = true;
 	for (i = 0; i < be->nr_rings; i++) {
 		err = xbb_ring_start(&be->rings[i]);
 		if (err)
 			goto out_stop;
 	}
-	be->threads_running = true;
 
 	err = xenbus_switch_state(dev, XenbusStateConnected);
 	if (err) {
@@ -450,9 +457,14 @@ static void xbb_try_connect(struct xbb_dev *be)
 	return;
 
 out_stop:
-	while (i--)
-		xbb_ring_stop(&be->rings[i]);
-	xbb_fatal(be, err, "starting the ring threads");
+	/*
+	 * The threads already started may be serving requests the guest had
+	 * queued (a rebind): stopping them waits for those, which is the
+	 * teardown work's job, never the xenwatch thread's.
+	 */
+	xbb_fatal(be, err, "starting the thread of ring %u (of %u)", i,
+		  be->nr_rings);
+	xbb_disconnect(be);
 }
 
 /* ------------------------------------------------------------------ */
@@ -635,8 +647,13 @@ static bool xbb_frontend_state(struct xbb_dev *be, enum xenbus_state fe_state)
 
 	case XenbusStateInitialised:
 	case XenbusStateConnected:
-		/* Two watch events may show the same state: connect once. */
-		if (dev->state == XenbusStateConnected)
+		/*
+		 * Two watch events may show the same state: connect once.
+		 * Closing is where a failure to connect left us: the frontend
+		 * has to close first, or we would retry without end.
+		 */
+		if (dev->state == XenbusStateConnected ||
+		    dev->state == XenbusStateClosing)
 			break;
 		/* A frontend may skip Initialised, or come back from Closed. */
 		if (!xbb_disconnect(be) || xbb_map_rings(be))
@@ -799,8 +816,14 @@ static void xbb_remove(struct xenbus_device *dev)
 	mutex_unlock(&be->lock);
 
 	dev_set_drvdata(&dev->dev, NULL);
-	if (done)
-		xbb_free(be);
+	if (!done)
+		return;
+	/*
+	 * A teardown that ran before may still be on its way out of
+	 * mutex_unlock(&be->lock): it must be gone before @be is.
+	 */
+	flush_work(&be->teardown_work);
+	xbb_free(be);
 }
 
 /*

@@ -21,8 +21,10 @@
 #                note says which one did
 #   qos-bad      a nonexistent path: ENOENT, the attribute unchanged; a cgroup whose parent
 #                lacks +io: EINVAL, unchanged; "xen/ga" without the slash, "" and "/" work;
-#                the backend key with a nonexistent path: dom0's log names the key and the
-#                value, the disk connects without a cgroup and verifies
+#                the backend key with a nonexistent path: the disk is refused (never served
+#                without the limits asked for): dom0's log and the error node name the key,
+#                the value and why, the guest gets no disk; with the key fixed it connects in
+#                that cgroup and verifies
 #   qos-runtime  ga's VBD moved ga -> gb -> ga through sysfs while fio write+verify and 4 KiB
 #                random reads run: no error, the verify passes, the read rate follows the
 #                limit (about 300 IOPS in ga, several times that in gb)
@@ -103,11 +105,12 @@ qos_setup() {
 	fe_use ga xblkfront && fe_use gb xblkfront
 }
 
-# attach NAME DMKEY [key]: xvdb of guest NAME on DM[DMKEY]; with "key", the backend key
-# xblk-cgroup=/xen/NAME is written before the frontend connects (the toolstack's way)
+# attach NAME DMKEY [key|nowait [PATH]]: xvdb of guest NAME on DM[DMKEY]; with "key", the
+# backend key xblk-cgroup=PATH (default /xen/NAME) is written before the frontend connects (the
+# toolstack's way); "nowait" the same without waiting for the guest's disk
 attach() {
 	local dir
-	if [ "${3:-}" = key ]; then
+	if [ "${3:-}" = key ] || [ "${3:-}" = nowait ]; then
 		g_ok "$1" fe_unload || return 1
 		log "xl block-attach $1 (frontend unloaded) + xblk-cgroup"
 		timeout 90 xl block-attach "$1" "format=raw,vdev=xvdb,access=rw,target=/dev/${DM[$2]}" ||
@@ -115,7 +118,8 @@ attach() {
 		CASE_DISKS+=("$1:xvdb")
 		dir=/local/domain/0/backend/vbd/${G_DOMID[$1]}/$(vdev_devid xvdb)
 		xenstore-write "$dir/xblk-cgroup" "${4:-/xen/$1}" || { case_fail "cannot write $dir/xblk-cgroup"; return 1; }
-		fe_use "$1" xblkfront && g_ok "$1" "waitdev /dev/xvdb 45"
+		fe_use "$1" xblkfront || return 1
+		[ "$3" = nowait ] || g_ok "$1" "waitdev /dev/xvdb 45"
 	else
 		disk_attach "$1" "/dev/${DM[$2]}" xvdb
 	fi
@@ -298,17 +302,39 @@ c_bad() {
 	case_note "ENOENT and EINVAL refused with the attribute unchanged; 'xen/ga', '/' and '' work"
 	g_ok -t 150 ga "fio_verify /dev/xvdb 2M 4M" || return 1
 	disk_detach ga xvdb || return 1
-	# the backend key with a path that does not exist: reported, the disk connects without one
-	attach ga qa key /xen/nonexistent || return 1
-	v=$(dmesg | grep 'xblk-cgroup' | tail -1)
-	[[ $v == *'xblk-cgroup = "/xen/nonexistent" refused'* ]] ||
-		case_fail "dom0's log does not name the bad key and value: '${v:-nothing}'"
-	expect "attribute after the bad key" "$(cat "$(qos_attr ga)")" ""
-	g_ok -t 150 ga "fio_verify /dev/xvdb 2M 4M" || return 1
-	case_note "bad key logged: ${v#*] }"
+	# the backend key with a path that does not exist: the limits asked for cannot be applied,
+	# so the disk is refused (never served unlimited), with the key, value and reason in dom0's
+	# log and the backend's error node; fixed, it connects on the next attach
+	attach ga qa nowait /xen/nonexistent || return 1
 	dir=/local/domain/0/backend/vbd/${G_DOMID[ga]}/$(vdev_devid xvdb)
+	wait_be_closing ga xvdb 30 || return 1
+	v=$(dmesg | grep 'xblk-cgroup' | tail -1)
+	[[ $v == *'xblk-cgroup = "/xen/nonexistent" refused'*'not connected'* ]] ||
+		case_fail "dom0's log does not name the bad key and value: '${v:-nothing}'"
+	e=$(xenstore-read "/local/domain/0/error/backend/vbd/${G_DOMID[ga]}/$(vdev_devid xvdb)/error" 2>/dev/null)
+	[[ $e == *xblk-cgroup*'no such cgroup'* ]] ||
+		case_fail "the backend's error node does not say why: '${e:-nothing}'"
+	g_run ga "test -b /dev/xvdb && echo present || echo absent"
+	grep -q '^absent' "$G_OUT" || case_fail "the guest got a disk from a refused vbd"
+	disk_detach ga xvdb || return 1
+	attach ga qa key /xen/ga || return 1
+	expect "attribute after the fixed key" "$(cat "$(qos_attr ga)")" /xen/ga
+	g_ok -t 150 ga "fio_verify /dev/xvdb 2M 4M" || return 1
+	case_note "bad key refused: ${v#*] }; the fixed key connects"
 	xenstore-rm "$dir/xblk-cgroup" 2>/dev/null
 	return 0
+}
+
+# wait_be_closing NAME VDEV SECS: the backend leaves InitWait/Connected for Closing or Closed
+wait_be_closing() {
+	local i=0 st
+	while [ $i -lt $(($3 * 5)) ]; do
+		st=$(xs_back "$1" "$2" state)
+		[ "$st" = 5 ] || [ "$st" = 6 ] && return 0
+		sleep 0.2; i=$((i + 1))
+	done
+	case_fail "backend state is '$st' $3 s later (want 5 Closing or 6 Closed)"
+	return 1
 }
 
 c_runtime() {
