@@ -269,6 +269,10 @@ enum xbf_state {
  *	we reconnect to after a restore must offer at least as many
  * @quiesced: the queue is quiesced for a restore (XBF_RESUMING)
  * @gd: the disk, once connected
+ * @added: @gd is added to the system (xbf_disk_add() returned); until then
+ *	it must not be marked dead, resized or deleted
+ * @add_work: adds @gd (its partition scan waits for the backend), then
+ *	switches to Connected
  * @flush_op: BLKIF_OP_FLUSH_DISKCACHE, BLKIF_OP_WRITE_BARRIER or 0
  * @bounce: the backend is not trusted: data goes through pages of ours
  *	that hold nothing but request data, never through granted bio pages
@@ -304,7 +308,7 @@ enum xbf_state {
  *	every ring: a heuristic)
  *
  * @mutex protects @rings/@nr_rings setup and teardown, @gd creation and
- * deletion, @hq, @quiesced, @be, @neg, @timeout_fail and the @resize_*
+ * deletion, @added, @hq, @quiesced, @be, @neg, @timeout_fail and the @resize_*
  * fields.  The budget fields and @timeouts are atomics or read and written
  * with READ_ONCE/WRITE_ONCE; see mq.c (@seq_score: xbf_seq_note(), ring.c).
  */
@@ -334,6 +338,8 @@ struct xbf_info {
 	unsigned int disk_segs;
 	bool quiesced;
 	struct gendisk *gd;
+	bool added;
+	struct work_struct add_work;
 	u8 flush_op;
 	bool bounce;
 
@@ -445,7 +451,8 @@ bool xbf_finish_list(struct xbf_ring *ring, struct xbf_req *list);
 void xbf_abandon(struct xbf_ring *ring, struct request *rq);
 
 /* mq.c */
-int xbf_disk_create(struct xbf_info *info);
+int xbf_disk_alloc(struct xbf_info *info);
+int xbf_disk_add(struct xbf_info *info);
 void xbf_disk_destroy(struct xbf_info *info);
 void xbf_disk_update_capacity(struct xbf_info *info, u64 sectors);
 void xbf_disk_resize(struct xbf_info *info, u64 sectors);

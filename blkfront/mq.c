@@ -480,7 +480,8 @@ bool xbf_disk_kill(struct xbf_info *info)
 	if (info->state == XBF_ERROR || !info->rings)
 		return false;
 	WRITE_ONCE(info->state, XBF_ERROR);
-	if (info->gd)
+	/* Not added yet: xbf_disk_add() marks it once it is. */
+	if (info->added)
 		blk_mark_disk_dead(info->gd);
 	xbf_fail_inflight(info);
 	if (info->gd)
@@ -803,13 +804,17 @@ static void xbf_gendisk_init(struct xbf_info *info, struct gendisk *gd)
 }
 
 /**
- * xbf_disk_create() - create the tag set and the gendisk of a connected disk
+ * xbf_disk_alloc() - create the tag set and the gendisk of a connected disk
  * @info: the disk, with rings and negotiated configuration in place
+ *
+ * The gendisk is not added to the system yet: adding it reads the
+ * partition table through the backend, which xbf_disk_add() does from a
+ * work item, never on the xenwatch thread and never under info->mutex.
  *
  * Context: process context, info->mutex held.
  * Return: 0 or a negative errno; nothing is left allocated on failure.
  */
-int xbf_disk_create(struct xbf_info *info)
+int xbf_disk_alloc(struct xbf_info *info)
 {
 	struct blk_mq_tag_set *set = &info->tag_set;
 	struct queue_limits lim;
@@ -843,17 +848,11 @@ int xbf_disk_create(struct xbf_info *info)
 	}
 
 	xbf_gendisk_init(info, gd);
-
 	info->gd = gd;
+	info->added = false;
 	xbf_disk_affine(info);
-	err = device_add_disk(&info->xbdev->dev, gd, NULL);
-	if (err)
-		goto out_put_disk;
 	return 0;
 
-out_put_disk:
-	info->gd = NULL;
-	put_disk(gd);
 out_free_tag_set:
 	blk_mq_free_tag_set(set);
 out_free_hq:
@@ -863,9 +862,54 @@ out_free_hq:
 }
 
 /**
+ * xbf_disk_add() - add the gendisk xbf_disk_alloc() made to the system
+ * @info: the disk
+ *
+ * device_add_disk() reads the partition table, so this waits for the
+ * backend: as long as it takes to answer, or until the disk is failed
+ * (xbf_disk_kill(), by the I/O timeout or a protocol violation) or
+ * removed, which fail what is in flight.  So it holds no lock while it
+ * waits, and every other path (timeout, error, removal, suspend, sysfs)
+ * stays free to take info->mutex meanwhile.  A disk failed or closed while
+ * it was added is marked dead once it is.
+ *
+ * Context: process context (xbf_info.add_work), info->mutex not held; the
+ * gendisk stays until the removal, which flushes the work first.
+ * Return: 0 (also when there was nothing to add: the disk was closed or
+ * failed before) or the negative errno of device_add_disk().
+ */
+int xbf_disk_add(struct xbf_info *info)
+{
+	struct gendisk *gd;
+	int err;
+
+	mutex_lock(&info->mutex);
+	gd = info->gd;
+	/* Closed or failed before the work ran: the removal frees it. */
+	if (info->added || (info->state != XBF_CONNECTED &&
+			    info->state != XBF_RESUMING))
+		gd = NULL;
+	mutex_unlock(&info->mutex);
+	if (!gd)
+		return 0;
+
+	err = device_add_disk(&info->xbdev->dev, gd, NULL);
+
+	mutex_lock(&info->mutex);
+	if (!err) {
+		info->added = true;
+		if (info->state != XBF_CONNECTED)
+			blk_mark_disk_dead(gd);
+	}
+	mutex_unlock(&info->mutex);
+	return err;
+}
+
+/**
  * xbf_disk_destroy() - remove the gendisk and free the tag set
  * @info: the disk; I/O still in flight must be able to complete (rings
- *	  connected) or have been failed with xbf_fail_inflight()
+ *	  connected) or have been failed with xbf_fail_inflight(), and
+ *	  xbf_disk_add() must not be running
  *
  * Context: process context, info->mutex held.
  */
@@ -874,7 +918,9 @@ void xbf_disk_destroy(struct xbf_info *info)
 	lockdep_assert_held(&info->mutex);
 	if (!info->gd)
 		return;
-	del_gendisk(info->gd);
+	if (info->added)
+		del_gendisk(info->gd);
+	info->added = false;
 	put_disk(info->gd);
 	info->gd = NULL;
 	blk_mq_free_tag_set(&info->tag_set);
@@ -898,7 +944,7 @@ void xbf_disk_update_capacity(struct xbf_info *info, u64 sectors)
 	lockdep_assert_held(&info->mutex);
 	info->resize_pending = false;
 	info->resize_folded = 0;
-	if (!info->gd || sectors == get_capacity(info->gd))
+	if (!info->added || sectors == get_capacity(info->gd))
 		return;
 	if (folded)
 		dev_info(&info->xbdev->dev,
@@ -960,8 +1006,9 @@ void xbf_resize_work(struct work_struct *work)
 					     struct xbf_info, resize_work);
 
 	mutex_lock(&info->mutex);
-	if (info->resize_pending && info->state == XBF_CONNECTED)
+	/* Not added yet: the add work applies it once the disk is. */
+	if (info->resize_pending && info->state == XBF_CONNECTED &&
+	    info->added)
 		xbf_disk_update_capacity(info, info->resize_sectors);
-	info->resize_pending = false;
 	mutex_unlock(&info->mutex);
 }

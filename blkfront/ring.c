@@ -548,7 +548,6 @@ static void xbf_ring_free(struct xbf_ring *ring)
 {
 	struct xbf_info *info = ring->info;
 
-	xbf_stats_del(ring);
 	if (ring->irq > 0) {
 		unbind_from_irqhandler(ring->irq, ring);	/* closes evtchn */
 		ring->irq = 0;
@@ -559,6 +558,8 @@ static void xbf_ring_free(struct xbf_ring *ring)
 	}
 	/* After the handler is gone: it is what starts the timer. */
 	hrtimer_cancel(&ring->poll_timer);
+	/* Last: the handler and the timer count in them. */
+	xbf_stats_del(ring);
 	if (ring->sring)
 		xenbus_teardown_ring((void **)&ring->sring,
 				     1U << info->neg.ring_order, ring->ring_refs);

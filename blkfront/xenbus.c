@@ -33,6 +33,9 @@
 
 #include "blkfront.h"
 
+/* Where disks are added (xbf_add_work()): never the xenwatch thread. */
+static struct workqueue_struct *xbf_wq;
+
 /**
  * xbf_fatal() - close the device for an error, logging it rate-limited
  * @info: the disk
@@ -291,11 +294,48 @@ static int xbf_pools_alloc(struct xbf_info *info)
 	return 0;
 }
 
-/* Backend Connected: validate its keys, negotiate, create the disk. */
+/*
+ * Bring the disk up on the backend just negotiated: reconnect a restored
+ * one, create a new one.  Adding a new disk waits for the backend's first
+ * answers (its partition table): not here, on the thread that runs every
+ * xenbus watch of the guest, but in xbf_add_work(), which says Connected
+ * once the disk is there.
+ * Return: true if the disk is up and we may say Connected now.
+ */
+static bool xbf_disk_up(struct xbf_info *info)
+{
+	int err;
+
+	lockdep_assert_held(&info->mutex);
+	if (info->gd) {
+		xbf_disk_reconnect(info);
+		dev_info(&info->xbdev->dev, "%s: reconnected after restore\n",
+			 info->name);
+		xbf_disk_update_capacity(info, info->be.sectors);
+		/* Restored before its add work ran: that work says Connected. */
+		if (info->added)
+			return true;
+	} else {
+		/* The partition scan in device_add_disk() already does I/O. */
+		WRITE_ONCE(info->state, XBF_CONNECTED);
+		err = xbf_disk_alloc(info);
+		if (err) {
+			WRITE_ONCE(info->state, XBF_DISCONNECTED);
+			xbf_fatal(info, err, "creating disk %s", info->name);
+			xbf_pools_free(info, info->nr_rings);
+			return false;
+		}
+	}
+	queue_work(xbf_wq, &info->add_work);
+	return false;
+}
+
+/* Backend Connected: validate its keys, negotiate, bring the disk up. */
 static void xbf_connect(struct xbf_info *info)
 {
 	struct xenbus_device *dev = info->xbdev;
 	const char *bad_key = NULL;
+	bool connected;
 	int err;
 
 	mutex_lock(&info->mutex);
@@ -322,31 +362,46 @@ static void xbf_connect(struct xbf_info *info)
 	if (xbf_pools_alloc(info))
 		goto out_unlock;
 
-	if (info->gd) {
-		xbf_disk_reconnect(info);
-		dev_info(&dev->dev, "%s: reconnected after restore\n", info->name);
-		xbf_disk_update_capacity(info, info->be.sectors);
-		goto out_connected;
-	}
-
-	/* The partition scan in device_add_disk() already does I/O. */
-	WRITE_ONCE(info->state, XBF_CONNECTED);
-	err = xbf_disk_create(info);
-	if (err) {
-		WRITE_ONCE(info->state, XBF_DISCONNECTED);
-		xbf_fatal(info, err, "creating disk %s", info->name);
-		goto out_free_pools;
-	}
-out_connected:
-	xbf_print_config(info);
+	connected = xbf_disk_up(info);
+	if (info->gd)
+		xbf_print_config(info);
 	mutex_unlock(&info->mutex);
-	xenbus_switch_state(dev, XenbusStateConnected);
+	if (connected)
+		xenbus_switch_state(dev, XenbusStateConnected);
 	return;
 
-out_free_pools:
-	xbf_pools_free(info, info->nr_rings);
 out_unlock:
 	mutex_unlock(&info->mutex);
+}
+
+/*
+ * Add the disk xbf_connect() created, then say Connected, unless the disk
+ * failed or closed meanwhile.  A disk that cannot be added is failed; the
+ * removal frees it.  The state changes under info->mutex, as xbf_closing()
+ * makes its own: Connected never follows Closed.
+ */
+static void xbf_add_work(struct work_struct *work)
+{
+	struct xbf_info *info = container_of(work, struct xbf_info, add_work);
+	struct xenbus_device *dev = info->xbdev;
+	int err;
+
+	err = xbf_disk_add(info);
+	mutex_lock(&info->mutex);
+	if (err) {
+		WRITE_ONCE(info->state, XBF_ERROR);
+		if (info->rings)
+			xbf_fail_inflight(info);
+	} else if (info->state == XBF_CONNECTED && info->added) {
+		/* A new size announced while the disk was being added. */
+		if (info->resize_pending)
+			schedule_delayed_work(&info->resize_work, 0);
+		if (dev->state == XenbusStateInitialised)
+			xenbus_switch_state(dev, XenbusStateConnected);
+	}
+	mutex_unlock(&info->mutex);
+	if (err)
+		xbf_fatal(info, err, "adding disk %s", info->name);
 }
 
 /*
@@ -358,10 +413,11 @@ static void xbf_stop_io(struct xbf_info *info)
 	lockdep_assert_held(&info->mutex);
 	if (info->state == XBF_CONNECTED || info->state == XBF_RESUMING)
 		WRITE_ONCE(info->state, XBF_CLOSING);
-	if (info->gd) {
+	/* Not added yet: xbf_disk_add() marks it once it is. */
+	if (info->added)
 		blk_mark_disk_dead(info->gd);
+	if (info->gd)
 		xbf_disk_unquiesce(info);
-	}
 }
 
 /* Backend Closing or Closed: stop taking I/O and let it go. */
@@ -385,8 +441,9 @@ static void xbf_closing(struct xbf_info *info)
 	 * until remove.  So do requests a restore took back.
 	 */
 	xbf_stop_io(info);
-	mutex_unlock(&info->mutex);
+	/* Under the mutex: xbf_add_work() says Connected under it too. */
 	xenbus_frontend_closed(dev);
+	mutex_unlock(&info->mutex);
 }
 
 static void xbf_backend_changed(struct xenbus_device *dev,
@@ -441,6 +498,7 @@ static struct xbf_info *xbf_info_alloc(struct xenbus_device *dev)
 	mutex_init(&info->mutex);
 	INIT_WORK(&info->error_work, xbf_error_work);
 	INIT_WORK(&info->timeout_work, xbf_timeout_work);
+	INIT_WORK(&info->add_work, xbf_add_work);
 	INIT_DELAYED_WORK(&info->resize_work, xbf_resize_work);
 	atomic_long_set(&info->timeouts, 0);
 	/* Per disk: one disk's faults cannot hide another's. */
@@ -524,6 +582,13 @@ static void xbf_remove(struct xenbus_device *dev)
 	mutex_lock(&info->mutex);
 	if (info->rings)
 		xbf_fail_inflight(info);
+	mutex_unlock(&info->mutex);
+	/*
+	 * A disk still being added gets its answers now (failed, as is
+	 * anything it sends from here on): the add ends, and the disk can go.
+	 */
+	flush_work(&info->add_work);
+	mutex_lock(&info->mutex);
 	xbf_disk_destroy(info);
 	if (info->rings)
 		xbf_rings_free(info);
@@ -615,7 +680,16 @@ static struct xenbus_driver xbf_driver = {
  */
 int xbf_xenbus_register(void)
 {
-	return xenbus_register_frontend(&xbf_driver);
+	int err;
+
+	/* Disk additions: each may wait on its backend for as long as it takes. */
+	xbf_wq = alloc_workqueue(XBF_NAME, WQ_UNBOUND, 0);
+	if (!xbf_wq)
+		return -ENOMEM;
+	err = xenbus_register_frontend(&xbf_driver);
+	if (err)
+		destroy_workqueue(xbf_wq);
+	return err;
 }
 
 /**
@@ -624,4 +698,5 @@ int xbf_xenbus_register(void)
 void xbf_xenbus_unregister(void)
 {
 	xenbus_unregister_driver(&xbf_driver);
+	destroy_workqueue(xbf_wq);
 }
