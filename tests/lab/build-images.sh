@@ -179,6 +179,10 @@ for t in fsck.ext4 fsck.ext2; do ln -sf e2fsck "$D/usr/sbin/$t"; done
 [ -f /etc/mke2fs.conf ] && cp /etc/mke2fs.conf "$D/etc/"
 xenstore_links "$D"
 busybox_links "$D"
+# xl shutdown: the kernel runs /sbin/poweroff, and busybox's signals an init we do not have
+rm -f "$D/usr/sbin/poweroff"
+printf '#!/bin/sh\n# the lab agent is no init: power off the way the kernel does\nsync\necho o > /proc/sysrq-trigger\n' > "$D/usr/sbin/poweroff"
+chmod 0755 "$D/usr/sbin/poweroff"
 copy_modules "$D" "$GKVER" "$GUEST_ROOT" xen-blkfront ext4 kyber-iosched bfq   # (mq-deadline is built in)
 [ -f "$GMODS/xblkfront.ko" ] && cp "$GMODS/xblkfront.ko" "$D/extra/"
 dkms_modules "$D" xblkfront

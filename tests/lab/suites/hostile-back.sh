@@ -33,6 +33,15 @@
 #   timeout-fail   the same with timeout_policy=fail: fio gets EIO ~io_timeout after the
 #                  backend went mute, the disk fails and closes with the reason in xenstore,
 #                  new I/O fails at once, the detach works
+#   connect-<fault>-<policy>  fault (mute, unknown_id) armed before xl block-attach, so that
+#                  the disk's first request, its partition scan, meets it; io_timeout=3 and
+#                  timeout_policy fail or report: a second vbd attaches, serves and detaches
+#                  meanwhile (the guest's xenwatch is free), no hung task in 25 s, the broken
+#                  disk's detach ends within 60 s; fail: the disk fails within 2 x io_timeout
+#                  of its first request, closed with the reason; report: a mute disk stays
+#                  (xblk/timeouts grows), unknown_id fails it at once under either policy
+#   connect-shutdown  xl shutdown -w of the guest with such a mute disk completes
+#   connect-<fault>-intree  xen-blkfront on the same (long only): recorded
 #   resize-flood-ours, resize-flood-intree  the backend announces 200 sizes 10 ms apart
 #                  (resize_loop): the guest's size must end at the last one; the guest's log
 #                  lines and uevents meanwhile are counted (kmsg sequence numbers,
@@ -400,6 +409,168 @@ c_timeout_fail() {
 	hb_detach xvdb
 }
 
+# hb_attach2 VDEV BACKING: hb_attach on another backing device (a second vbd)
+hb_attach2() {
+	local spec
+	spec="format=raw,vdev=$1,access=rw,target=$(backing "$2")"
+	log "xl block-attach $G $spec (backend $HB)"
+	timeout 90 xl block-attach "$G" "$spec" || { case_fail "xl block-attach $G $spec failed"; return 1; }
+	CASE_DISKS+=("$G:$1")
+}
+
+# second_vbd: while the first disk's backend is broken, a second vbd (served correctly) must
+# attach, serve and detach: the guest's xenwatch thread, which probes and removes every xenbus
+# device, is free. Sets SECOND to what happened; with $1 = record, only records it.
+second_vbd() {
+	local t0 ta rc=0
+	t0=$(now)
+	hb_attach2 xvdc nullb1 || return 1
+	if g_ok -t 60 "$G" "waitdev /dev/xvdc 30 && dd if=/dev/xvdc bs=64k count=16 iflag=direct 2>/dev/null |
+			cmp -n 1048576 - /dev/zero && echo zeros-ok"; then
+		ta=$(awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.1f", b - a}')
+		SECOND="second vbd attached and read in $ta s"
+	else
+		SECOND="second vbd did not appear in the guest within 30 s"
+		[ "${1:-}" = record ] || case_fail "$SECOND: the guest's xenwatch is blocked"
+		rc=1
+	fi
+	t0=$(now)
+	if timeout 60 xl block-detach "$G" xvdc; then
+		SECOND="$SECOND, detached in $(awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.1f", b - a}') s"
+	else
+		SECOND="$SECOND, xl block-detach failed after $(awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.0f", b - a}') s"
+		[ "${1:-}" = record ] || case_fail "xl block-detach of the second vbd failed: the guest's xenwatch is blocked"
+		timeout 60 xl block-detach -f "$G" xvdc
+		rc=1
+	fi
+	local keep=() d
+	for d in "${CASE_DISKS[@]}"; do [ "$d" = "$G:xvdc" ] || keep+=("$d"); done
+	CASE_DISKS=("${keep[@]}")
+	return $rc
+}
+
+# arm_first FAULT: the hostile backend breaks (FAULT) from its very first request: armed before
+# xl block-attach, so that the disk's first request, the partition scan of its addition, meets
+# it; returns once that request reached the backend (T_FIRST: when), with the fault then off
+# for vbds that have not injected one yet
+arm_first() {
+	local i=0 r
+	echo "$1" > $HBP/fault || { case_fail "cannot set fault=$1"; return 1; }
+	hb_attach xvdb || return 1
+	while r=$(hb_attr xvdb requests); [ "${r:-0}" -lt 1 ] && [ $i -lt 150 ]; do
+		sleep 0.2; i=$((i + 1))
+	done
+	T_FIRST=$(now)
+	echo none > $HBP/fault
+	[ "${r:-0}" -ge 1 ] || { case_fail "the disk sent no request in 30 s"; return 1; }
+	expect "fault injected by the backend" "$(hb_attr xvdb fault)" "$1"
+}
+
+# hung_since: the guest's hung-task reports since g_log_mark (HUNG: their count), once the
+# detector (10 s) had 25 s after the first request to see a task blocked since then
+hung_since() {
+	local left
+	left=$(awk -v a="$T_FIRST" -v b="$(now)" 'BEGIN{printf "%d", 25 - (b - a)}')
+	[ "$left" -gt 0 ] && sleep "$left"
+	g_ok "$G" "echo hung=\$(dmesg | tail -n +$((LOG_MARK + 1)) | grep -c 'blocked for more than')" || return 1
+	HUNG=$(g_field hung)
+}
+
+# c_connect_fault FAULT POLICY: the backend breaks from its first request (arm_first): mute (no
+# answer) or unknown_id (an answer naming an id never sent). The guest's xenwatch must stay free
+# meanwhile (second_vbd), no task may hang (hung_since), and xl block-detach of the broken disk
+# must end within 60 s. POLICY fail (io_timeout=3): the disk fails within 2 x io_timeout of its
+# first request (the guest logs the oldest request's age), its frontend closes with the reason
+# in xenstore. report: a mute disk stays, its read pending (xblk/timeouts grows, the frontend
+# does not close); unknown_id is a protocol violation, which fails the disk under either policy.
+c_connect_fault() {
+	local fault=$1 policy=$2 age n st t0 td
+	hb_use || return 1
+	fe_use "$G" "$FRONT" io_timeout=3 timeout_policy="$policy" || return 1
+	g_log_mark || return 1
+	g_ok "$G" "echo 10 > /proc/sys/kernel/hung_task_timeout_secs" || return 1
+	arm_first "$fault" || return 1
+	second_vbd
+	hung_since || return 1
+	[ "$HUNG" = 0 ] || case_fail "the guest reported $HUNG hung task(s)"
+	g_log_since 'vbd-51728|xvdb'
+	if [ "$fault" = unknown_id ]; then
+		grep -qE "xvdb: queue 0: bad response \(id out of range, id [0-9]+\)" "$G_OUT" ||
+			case_fail "no 'xvdb: queue 0: bad response (id out of range, ...)' in the guest log"
+		grep -q "backend broke the blkif protocol; disk failed" "$G_OUT" ||
+			case_fail "no 'disk failed' line in the guest log"
+		wait_fe_closed xvdb 20
+		[[ $(fe_error xvdb) == *"backend broke the blkif protocol"* ]] ||
+			case_fail "frontend error node: '$(fe_error xvdb)'"
+		age="protocol violation at once"
+	elif [ "$policy" = fail ]; then
+		age=$(grep -o 'xvdb: no answer from the backend for [0-9.]* s' "$G_OUT" | head -1 | grep -o '[0-9.]* s')
+		grep -q "xvdb: no answer from the backend for [0-9.]* s (.*); failing the disk (timeout_policy=fail)" "$G_OUT" ||
+			case_fail "no 'xvdb: no answer ...; failing the disk' in the guest log: $(grep -v '^XLAB-' "$G_OUT" | tail -3 | tr '\n' '|' | cut -c1-300)"
+		awk -v a="${age% s}" 'BEGIN{exit !(a != "" && a <= 6)}' ||
+			case_fail "the disk failed with its oldest request ${age:-?} old, more than 2 x io_timeout (6 s)"
+		wait_fe_closed xvdb 20
+		[[ $(fe_error xvdb) == *"did not answer"* ]] || case_fail "frontend error node: '$(fe_error xvdb)'"
+		age="failed at ${age:-?}"
+	else
+		grep -q "xvdb: no answer from the backend for [0-9.]* s (.*); waiting (timeout_policy=report)" "$G_OUT" ||
+			case_fail "no 'xvdb: no answer ...; waiting' in the guest log"
+		g_ok "$G" "echo timeouts=\$(cat $FE_SYS/xblk/timeouts) present=\$(test -b /dev/xvdb && echo yes || echo no)" || return 1
+		n=$(g_field timeouts)
+		[[ $n =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] || case_fail "xblk/timeouts is '$n'"
+		expect "the mute disk's node" "$(g_field present)" yes
+		st=$(fe_state xvdb)
+		[ "$st" = 3 ] || [ "$st" = 4 ] || case_fail "frontend state '$st': the disk did not stay"
+		age="stays (state $st, xblk/timeouts $n)"
+	fi
+	t0=$(now)
+	hb_detach xvdb || return 1
+	td=$(awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.0f", b - a}')
+	[ "$td" -le 60 ] || case_fail "xl block-detach of the broken disk took $td s"
+	case_note "disk $age; $SECOND; $HUNG hung tasks"
+}
+
+# c_connect_shutdown: xl shutdown of a guest whose disk's backend is mute from its first
+# request (timeout_policy=report: the disk stays) completes: the shutdown request is a xenstore
+# watch, run on the xenwatch thread; then the guest is re-created for the next case
+c_connect_shutdown() {
+	local t0 rc dt
+	hb_use || return 1
+	fe_use "$G" "$FRONT" io_timeout=3 timeout_policy=report || return 1
+	arm_first mute || return 1
+	sleep 5
+	t0=$(now)
+	log "xl shutdown -w $G"
+	timeout 90 xl shutdown -w "$G"
+	rc=$?
+	dt=$(awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.0f", b - a}')
+	[ "$rc" = 0 ] || case_fail "xl shutdown -w $G rc=$rc after $dt s"
+	CASE_DISKS=()
+	G_BAD[$G]=1   # gone (or stuck): run_case destroys, the next case re-creates
+	case_note "xl shutdown -w took $dt s with the mute disk attached"
+}
+
+# c_connect_fault_intree FAULT: the same against xen-blkfront, recorded (it has no timeout and
+# adds the disk on the xenwatch thread): whether a second vbd attaches meanwhile, what the
+# guest's log shows, whether the detach ends. The guest is destroyed afterwards.
+c_connect_fault_intree() {
+	local fault=$1 t0 rc
+	hb_use || return 1
+	fe_use "$G" xen-blkfront || return 1
+	g_log_mark || return 1
+	g_ok "$G" "echo 10 > /proc/sys/kernel/hung_task_timeout_secs" || return 1
+	arm_first "$fault" || return 1
+	second_vbd record
+	hung_since
+	t0=$(now)
+	timeout 60 xl block-detach "$G" xvdb
+	rc=$?
+	case_note "xen-blkfront: $SECOND; ${HUNG:-?} hung-task reports in 25 s; xl block-detach of the broken disk rc=$rc after $(awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.0f", b - a}') s"
+	timeout 60 xl block-detach -f "$G" xvdb > /dev/null 2>&1
+	CASE_DISKS=()
+	G_BAD[$G]=1
+}
+
 # dead_read: the guest's xvdb was failed: a new read must not hang and must return no data.
 # It fails (open or read: 6.1), or, on kernels whose blk_mark_disk_dead() sets a dead disk's
 # capacity to 0 (6.12), it finds the end of the device: rc 0, "0+0 records in", size 0.
@@ -534,6 +705,15 @@ if suite_begin 1; then
 	want queue_rqs-broken && run_case queue_rqs-broken c_queue_rqs_broken
 	want timeout-report && run_case timeout-report c_timeout_report
 	want timeout-fail && run_case timeout-fail c_timeout_fail
+	want connect-mute-fail && run_case connect-mute-fail c_connect_fault mute fail
+	want connect-mute-report && run_case connect-mute-report c_connect_fault mute report
+	want connect-unknown_id-fail && run_case connect-unknown_id-fail c_connect_fault unknown_id fail
+	want connect-unknown_id-report && run_case connect-unknown_id-report c_connect_fault unknown_id report
+	want connect-shutdown && run_case connect-shutdown c_connect_shutdown
+	want connect-mute-intree && long_only connect-mute-intree &&
+		run_case connect-mute-intree c_connect_fault_intree mute
+	want connect-unknown_id-intree && long_only connect-unknown_id-intree &&
+		run_case connect-unknown_id-intree c_connect_fault_intree unknown_id
 	want resize-flood-ours && run_case resize-flood-ours c_resize_flood xblkfront
 	want resize-flood-intree && long_only resize-flood-intree && run_case resize-flood-intree c_resize_flood xen-blkfront
 	want connect-flood && run_case connect-flood c_connect_flood

@@ -59,6 +59,11 @@
 #   slowclose    16 slow reads in flight, then Closing: a second guest's xl block-attach takes
 #                about its idle time meanwhile (no wait on the xenwatch thread); the slow
 #                vbd gets to Closed once they are answered; slowclose-intree: xen-blkback
+#   ringstart    a connect that fails half-way (fault point fail_ring_start: ring 1 of 2 does
+#                not start) after a rebind, with reads waiting on the rings of a slow disk: a
+#                third guest's xl block-attach takes about its idle time meanwhile (the thread
+#                that started is stopped by the teardown work, not on xenwatch); the vbd
+#                closes, detaches, nothing stays mapped
 # shellcheck source=/dev/null
 . /lab/dom0.sh
 # shellcheck source=/dev/null
@@ -417,6 +422,72 @@ c_slowclose() {
 	be_use "$BACK"
 }
 
+# ringstart: a connect that fails half-way (the fail_ring_start fault point: ring 1's thread
+# cannot start) must not stop the threads already started on the xenwatch thread. Guest g2
+# (xen-blkfront, 2 queues) reads from the slow disk; xblkback is unbound from its vbd (the
+# frontend stays Connected and queues more reads on both rings, which nobody takes) and bound
+# again with the fault armed: ring 0's thread starts and submits what waits on its ring (2 s a
+# read), ring 1's fails. A third guest's xl block-attach meanwhile must take about its idle
+# time (measured first), not the seconds ring 0's reads take; dom0 says which ring failed, the
+# vbd closes, detaches, and nothing stays mapped.
+RING_FAULT=/sys/kernel/debug/xblkback/fail_ring_start
+c_ringstart() {
+	local v=g2 q=g3 dev t0 tb ta st i
+	[ -f $RING_FAULT ] || { case_fail "no $RING_FAULT"; return 1; }
+	slow_disk || return 1
+	be_use "$BACK" || return 1
+	[ -n "${G_DOMID[$v]}" ] || guest_create "$v" 2 384 || { case_fail "could not create guest $v"; return 1; }
+	[ -n "${G_DOMID[$q]}" ] || guest_create "$q" 1 256 || { case_fail "could not create guest $q"; return 1; }
+	fe_use "$v" xen-blkfront && fe_use "$q" xen-blkfront || return 1
+	t0=$(now)
+	timeout 60 xl block-attach "$q" "format=raw,vdev=xvdb,access=rw,target=/dev/nullb1" ||
+		{ case_fail "xl block-attach $q failed on an idle dom0"; return 1; }
+	tb=$(awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.1f", b - a}')
+	CASE_DISKS+=("$q:xvdb")
+	disk_detach "$q" xvdb || return 1
+	timeout 60 xl block-attach "$v" "format=raw,vdev=xvdb,access=rw,target=/dev/nbslow" ||
+		{ case_fail "xl block-attach $v failed"; return 1; }
+	CASE_DISKS+=("$v:xvdb")
+	dev=vbd-${G_DOMID[$v]}-$(vdev_devid xvdb)
+	g_ok -t 90 "$v" "waitdev /dev/xvdb 60 && echo queues=\$(ls -d /sys/block/xvdb/mq/* | wc -l)" || return 1
+	expect "queues of $v's disk" "$(g_field queues)" 2 || return 1
+	# reads on both rings (a job on each vCPU), ended by the disk's failure later
+	g_ok "$v" "(timeout 120 fio --name=rs --filename=/dev/xvdb --ioengine=libaio --direct=1 \
+		--rw=randread --bs=4k --iodepth=2 --numjobs=2 --cpus_allowed=0-1 \
+		--cpus_allowed_policy=split --runtime=100 --time_based > /dev/null 2>&1 &) ; sleep 2" || return 1
+	log "unbind xblkback from $dev (the frontend stays Connected)"
+	echo "$dev" > /sys/bus/xen-backend/drivers/xblkback/unbind || { case_fail "unbind failed"; return 1; }
+	# the old rings' threads answer what they had taken (2 s a read), then go
+	i=0
+	while grep -qs "^xbb\.${G_DOMID[$v]}\." /proc/[0-9]*/comm && [ $i -lt 200 ]; do
+		sleep 0.2; i=$((i + 1))
+	done
+	sleep 2   # more reads queue on the rings meanwhile
+	echo 2 > $RING_FAULT || { case_fail "cannot arm $RING_FAULT"; return 1; }
+	log "bind xblkback to $dev with ring 1's start failing"
+	echo "$dev" > /sys/bus/xen-backend/drivers/xblkback/bind || case_fail "bind failed"
+	t0=$(now)
+	timeout 60 xl block-attach "$q" "format=raw,vdev=xvdb,access=rw,target=/dev/nullb1" ||
+		case_fail "xl block-attach $q failed while $dev's connect failed"
+	ta=$(awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.1f", b - a}')
+	CASE_DISKS+=("$q:xvdb")
+	echo 0 > $RING_FAULT
+	# the bound is ours; stopping ring 0 on xenwatch made it wait for that ring's slow reads
+	awk -v t="$ta" -v b="$tb" 'BEGIN{exit !(t < 2 * b + 1.5)}' ||
+		case_fail "a third guest's xl block-attach took $ta s while $dev's connect failed, $tb s on an idle dom0"
+	dmesg | grep -q "$dev.*starting the thread of ring 1 (of 2)" ||
+		case_fail "dom0's log does not say ring 1's thread did not start: $(dmesg | grep "$dev" | tail -1 | cut -c1-150)"
+	i=0
+	while st=$(xs_back "$v" xvdb state); [ "$st" != 5 ] && [ "$st" != 6 ] && [ $i -lt 150 ]; do
+		sleep 0.2; i=$((i + 1))
+	done
+	[ "$st" = 5 ] || [ "$st" = 6 ] || case_fail "the vbd's backend state is '$st', not Closing/Closed"
+	case_note "third guest's xl block-attach took $ta s ($tb s idle) while ring 1's start failed; backend state $st"
+	disk_detach "$q" xvdb
+	disk_detach "$v" xvdb || return 1
+	no_leak "after the failed connect and the detach"
+}
+
 # stormfull: the budget (max_inflight_pages=64; max_indirect_segments=16, or the budget is raised
 # to one largest request) used up by four 16-segment reads on a disk that takes all four at once
 # and answers them after 4.5 s, a read waiting for them, and 4 s of notifications meanwhile: the
@@ -731,6 +802,7 @@ if suite_begin; then
 	want bigfrag && run_case bigfrag c_bigfrag
 	want discards && run_case discards c_discards
 	want slowclose && run_case slowclose c_slowclose
+	want ringstart && run_case ringstart c_ringstart
 	want slowclose && long_only slowclose-intree && run_case slowclose-intree c_slowclose xen-blkback
 else
 	case_begin setup; case_fail "suite setup failed"; case_end
