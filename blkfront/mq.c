@@ -861,17 +861,56 @@ out_free_hq:
 	return err;
 }
 
+static void xbf_probe_end(struct bio *bio)
+{
+	complete(bio->bi_private);
+}
+
+/*
+ * Read the disk's first block and wait for the answer, without a lock and
+ * without the disk visible to anyone: until the backend answers, nothing
+ * but this work item waits for it.  (device_add_disk() reads the partition
+ * table under the disk's open_mutex, which sync(2) and every open take:
+ * against a silent backend they would all hang.)  Sleeps in TASK_IDLE: a
+ * wait as long as the backend's, but no hung task.  The read ends with an
+ * answer, or failed with the disk (timeout_policy=fail, a protocol
+ * violation, a removal); its data is not needed.
+ */
+static void xbf_disk_probe(struct gendisk *gd)
+{
+	DECLARE_COMPLETION_ONSTACK(done);
+	struct page *page;
+	struct bio *bio;
+
+	if (!get_capacity(gd))
+		return;
+	page = alloc_page(GFP_KERNEL);
+	if (!page)
+		return;		/* the partition scan reads it anyway */
+	bio = bio_alloc(gd->part0, 1, REQ_OP_READ, GFP_KERNEL);
+	__bio_add_page(bio, page, queue_logical_block_size(gd->queue), 0);
+	bio->bi_iter.bi_sector = 0;
+	bio->bi_private = &done;
+	bio->bi_end_io = xbf_probe_end;
+	submit_bio(bio);
+	wait_for_completion_state(&done, TASK_IDLE);
+	bio_put(bio);
+	__free_page(page);
+}
+
 /**
  * xbf_disk_add() - add the gendisk xbf_disk_alloc() made to the system
  * @info: the disk
  *
- * device_add_disk() reads the partition table, so this waits for the
- * backend: as long as it takes to answer, or until the disk is failed
- * (xbf_disk_kill(), by the I/O timeout or a protocol violation) or
- * removed, which fail what is in flight.  So it holds no lock while it
- * waits, and every other path (timeout, error, removal, suspend, sysfs)
- * stays free to take info->mutex meanwhile.  A disk failed or closed while
- * it was added is marked dead once it is.
+ * First waits for the backend to answer a read of the disk's first block
+ * (xbf_disk_probe()); only a disk still connected then is added.  So a
+ * backend silent from its first request keeps only this work waiting:
+ * every other path (timeout, error, removal, suspend, sysfs) stays free to
+ * take info->mutex meanwhile, and the disk fails with its first request
+ * under timeout_policy=fail.  device_add_disk() then reads the partition
+ * table, which a backend that stops answering just after the probe could
+ * still hold up; a disk failed or closed while it was added is marked
+ * dead once it is.
  *
  * Context: process context (xbf_info.add_work), info->mutex not held; the
  * gendisk stays until the removal, which flushes the work first.
@@ -889,6 +928,14 @@ int xbf_disk_add(struct xbf_info *info)
 	if (info->added || (info->state != XBF_CONNECTED &&
 			    info->state != XBF_RESUMING))
 		gd = NULL;
+	mutex_unlock(&info->mutex);
+	if (!gd)
+		return 0;
+
+	xbf_disk_probe(gd);
+	mutex_lock(&info->mutex);
+	if (info->state != XBF_CONNECTED && info->state != XBF_RESUMING)
+		gd = NULL;	/* failed or closed meanwhile: the removal frees it */
 	mutex_unlock(&info->mutex);
 	if (!gd)
 		return 0;
