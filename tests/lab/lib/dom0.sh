@@ -9,11 +9,15 @@
 #   disks       backing_setup, backing NAME, disk_attach, disk_detach, vdev_devid
 #   backend     be_use MODULE [param=value...], be_stat, be_stats, xs_front, xs_back
 #   frontend    fe_use NAME MODULE [param=value...]   (runs lib/guest.sh's fe_use in the guest)
+#   suite       suite_require (the SKIP of a suite whose modules are not in the image),
+#               setup_failed, domain_listed; want and wait_until come from lib/common.sh
 #
 # A case prints exactly one line:  XLAB-CASE <suite>/<case>: PASS|FAIL|SKIP <detail>
 # and the suite prints an XLAB-SUMMARY block of all of them at the end (suite_end).
 
 LAB_SUITE=${XLAB_SUITE:?XLAB_SUITE not set}
+# shellcheck source=tests/lab/lib/common.sh
+. "${BASH_SOURCE[0]%/*}/common.sh"
 LAB_TMP=/tmp/xlab
 mkdir -p $LAB_TMP
 : > $LAB_TMP/results.$LAB_SUITE
@@ -79,6 +83,29 @@ case_end() {
 case_skip() {   # NAME REASON
 	CASE=$1
 	_case_line SKIP "$2"
+}
+
+# suite_require [KO...]: the modules this suite needs (default: XLAB_NEEDS, which run.sh makes
+# from the suite's SUITE_NEEDS) must be in the image's /extra; else the suite reports
+# "all: SKIP ... not in the image" and ends here. (run.sh checks the build before the boot:
+# this catches a dom0 booted by hand, XLAB_SHELL, with other modules.)
+suite_require() {
+	local m miss=()
+	# shellcheck disable=SC2086 # (a list)
+	[ $# -gt 0 ] || set -- ${XLAB_NEEDS//,/ }
+	for m in "$@"; do [ -f "/extra/$m" ] || miss+=("$m"); done
+	[ ${#miss[@]} = 0 ] && return 0
+	case_skip all "${miss[*]} not in the image"
+	suite_end
+	exit
+}
+
+# setup_failed [REASON]: the suite's common setup (suite_begin...) failed: one FAIL line, case
+# "setup", so that a suite that ran no case still fails
+setup_failed() {
+	case_begin setup
+	case_fail "${1:-suite setup failed}"
+	case_end
 }
 
 # long_only NAME: true if case NAME is to run. A case that only make test-long runs (an in-tree
@@ -224,8 +251,7 @@ _guest_create1() {
 	G_BAD[$name]=""
 	# console: xenconsoled --log=guest writes it to a file; stream it to ours
 	(
-		i=0
-		while [ ! -e "$CONSOLE_DIR/guest-$name.log" ] && [ $i -lt 300 ]; do sleep 0.2; i=$((i + 1)); done
+		wait_until 60 0.2 test -e "$CONSOLE_DIR/guest-$name.log"
 		exec tail -n +1 -F "$CONSOLE_DIR/guest-$name.log" 2>/dev/null
 	) | while IFS= read -r l; do echo "[$name] ${l%$'\r'}"; done &
 	G_TAILPID[$name]=$!
@@ -244,13 +270,10 @@ _guest_create1() {
 }
 
 guest_destroy() {
-	local name=$1 i
+	local name=$1
 	xl destroy "$name" 2>/dev/null || { sleep 1; xl destroy "$name" 2>/dev/null; }
-	i=0
-	while [ -n "${G_DOMID[$name]}" ] && xenstore-exists "/local/domain/${G_DOMID[$name]}" 2>/dev/null &&
-		[ $i -lt 50 ]; do
-		sleep 0.2; i=$((i + 1))
-	done
+	[ -z "${G_DOMID[$name]}" ] ||
+		wait_until 10 0.2 ! xenstore-exists "/local/domain/${G_DOMID[$name]}" 2>/dev/null
 	[ -n "${G_WATCHPID[$name]}" ] && kill "${G_WATCHPID[$name]}" 2>/dev/null
 	local wfd=${G_WATCHFD[$name]}
 	[ -n "$wfd" ] && exec {wfd}<&-
@@ -369,18 +392,23 @@ g_wait() {
 		G_OUT=$LAB_TMP/out.$seq G_RC=124
 		G_BAD[$name]=1
 	fi
-	# the output: between the agent's markers in the console log (may lag the rc a little)
-	i=0
-	while ! awk -v s="$seq" '{ sub(/\r$/, "") }
+	# the output: between the agent's markers in the console log (may lag the rc a little; the
+	# output of a command that did not end is what there is)
+	i=10
+	[ "$G_RC" = 124 ] || [ "$G_RC" = 125 ] && i=0
+	wait_until $i 0.2 _g_output "$name" "$seq"
+	G_LAST[$name]="$cmd $G_RC"
+	return "$G_RC"
+}
+
+# _g_output NAME SEQ: the output of command SEQ from guest NAME's console log into $G_OUT;
+# non-zero while its end marker is not there yet
+_g_output() {
+	awk -v s="$2" '{ sub(/\r$/, "") }
 		index($0, "XLAB-G-END " s " ") { sub(/XLAB-G-END .*/, ""); if (on && $0 != "") print; end = 1; exit }
 		on { print }
 		$0 == "XLAB-G-BEGIN " s { on = 1 }
-		END { exit !end }' "$CONSOLE_DIR/guest-$name.log" > "$G_OUT" 2>/dev/null &&
-		[ $i -lt 50 ] && [ "$G_RC" != 124 ] && [ "$G_RC" != 125 ]; do
-		sleep 0.2; i=$((i + 1))
-	done
-	G_LAST[$name]="$cmd $G_RC"
-	return "$G_RC"
+		END { exit !end }' "$CONSOLE_DIR/guest-$1.log" > "$G_OUT" 2>/dev/null
 }
 
 # g_each [-t SECS] CMD NAME...: CMD in every guest NAME at once: sent to all, then each answer
@@ -479,6 +507,18 @@ vdev_devid() {
 	printf '%d' $((202 * 256 + ($(printf '%d' "'$l") - 97) * 16))
 }
 
+# domain_listed DOMID: xl list still shows the domain (a page dom0 still maps keeps a destroyed
+# domain as a zombie)
+domain_listed() {
+	xl list 2>/dev/null | awk -v d="$1" '$2 == d {f = 1} END {exit !f}'
+}
+
+# be_in_xenstore DOMID DEVID: a vbd or qdisk backend of that device is (still) in xenstore
+be_in_xenstore() {
+	xenstore-exists "/local/domain/0/backend/vbd/$1/$2" 2>/dev/null ||
+		xenstore-exists "/local/domain/0/backend/qdisk/$1/$2" 2>/dev/null
+}
+
 # xs_front NAME VDEV KEY / xs_back NAME VDEV KEY [TYPE]: xenstore nodes of a vbd
 xs_front() { xenstore-read "/local/domain/${G_DOMID[$1]}/device/vbd/$(vdev_devid "$2")/$3" 2>/dev/null; }
 xs_back() { xenstore-read "/local/domain/0/backend/${4:-vbd}/${G_DOMID[$1]}/$(vdev_devid "$2")/$3" 2>/dev/null; }
@@ -513,18 +553,13 @@ disk_attach_xl() {
 # disk_detach NAME VDEV: xl block-detach, wait for the node to vanish in the guest and the
 # backend to leave xenstore
 disk_detach() {
-	local name=$1 vdev=$2 devid i rc=0 d
+	local name=$1 vdev=$2 devid rc=0 d
 	devid=$(vdev_devid "$vdev")
 	log "xl block-detach $name $vdev"
 	timeout 90 xl block-detach "$name" "$vdev" || { case_fail "xl block-detach $name $vdev failed"; rc=1; }
 	g_ok -t 60 "$name" "waitgone /dev/$vdev 30" || rc=1
-	i=0
-	while xenstore-exists "/local/domain/0/backend/vbd/${G_DOMID[$name]}/$devid" 2>/dev/null ||
-		xenstore-exists "/local/domain/0/backend/qdisk/${G_DOMID[$name]}/$devid" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -gt 100 ] && { case_fail "backend of $vdev still in xenstore"; rc=1; break; }
-		sleep 0.2
-	done
+	wait_until 20 0.2 ! be_in_xenstore "${G_DOMID[$name]}" "$devid" ||
+		{ case_fail "backend of $vdev still in xenstore"; rc=1; }
 	local keep=()
 	if [ -n "${G:-}" ] && [ -n "${G_DOMID[$G]}" ] && [ -z "${G_BAD[$G]}" ]; then
 		g_kcheck || true   # (a kernel problem fails the case, not the detach)

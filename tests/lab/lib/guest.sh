@@ -6,18 +6,17 @@
 # Real binaries are called through bash's $PATH lookup (busybox sh would prefer its own
 # applets: blkdiscard, blockdev, modprobe... exist in both).
 
+# shellcheck source=tests/lab/lib/common.sh
+. "${BASH_SOURCE[0]%/*}/common.sh"
+
 # waitdev DEV SECONDS: wait for a block device node to appear
 waitdev() {
-	local i=0
-	while [ ! -b "$1" ] && [ $i -lt $(($2 * 10)) ]; do sleep 0.1; i=$((i + 1)); done
-	[ -b "$1" ] || { echo "waitdev: $1 did not appear in $2 s"; ls /sys/block; return 1; }
+	wait_until "$2" 0.1 test -b "$1" || { echo "waitdev: $1 did not appear in $2 s"; ls /sys/block; return 1; }
 }
 
 # waitgone DEV SECONDS: wait for a block device node to disappear
 waitgone() {
-	local i=0
-	while [ -b "$1" ] && [ $i -lt $(($2 * 10)) ]; do sleep 0.1; i=$((i + 1)); done
-	[ ! -b "$1" ] || { echo "waitgone: $1 still present after $2 s"; return 1; }
+	wait_until "$2" 0.1 ! test -b "$1" || { echo "waitgone: $1 still present after $2 s"; return 1; }
 }
 
 # devinfo DEV: one line of queue facts, as KEY=VALUE words dom0 can parse
@@ -405,7 +404,7 @@ bench_fio() {
 # once the first writes were acknowledged. JOBS and REGION_MIB: xlab-ackw's defaults (8, 16)
 # unless given; SECS: 300
 ackw_start() {
-	local i=0 a=()
+	local a=()
 	rm -rf /tmp/ackw /tmp/ackw.out /tmp/ackw.rc
 	mkdir -p /tmp/ackw
 	[ -n "${4:-}" ] && a+=(-j "$4")
@@ -415,17 +414,22 @@ ackw_start() {
 	# the disk's writes in flight, every 0.2 s until the disk is gone
 	(while read -r _ w < "/sys/block/${1#/dev/}/inflight"; do echo "$w"; sleep 0.2; done \
 		> /tmp/ackw.inflight 2>/dev/null) &
-	while ! grep -qs '^A ' /tmp/ackw/job0.log && [ ! -f /tmp/ackw.rc ] && [ $i -lt 100 ]; do
-		sleep 0.1; i=$((i + 1))
-	done
+	wait_until 10 0.1 _ackw_started
 	grep -qs '^A ' /tmp/ackw/job0.log || { echo "ackw_start: no write acknowledged in 10 s"; cat /tmp/ackw.out; return 1; }
 }
+
+# _ackw_started: the first write was acknowledged, or the writers already ended
+_ackw_started() { grep -qs '^A ' /tmp/ackw/job0.log || [ -f /tmp/ackw.rc ]; }
+
+# _vbd_present VDEV DEVID: the disk is still in /sys/block or on the xenbus bus
+_vbd_present() { [ -e "/sys/block/$1" ] || [ -e "/sys/bus/xen/devices/vbd-$2" ]; }
 
 # ackw_end SECS VDEV: after the detach: the writers must end within SECS (with errors), the
 # disk must leave /dev, /sys/block and the xenbus bus; prints the writers' lines and the time
 ackw_end() {
-	local i=0 p devid
-	while [ ! -f /tmp/ackw.rc ] && [ $i -lt $(($1 * 10)) ]; do sleep 0.1; i=$((i + 1)); done
+	local p devid t0=${EPOCHREALTIME/./} d
+	wait_until "$1" 0.1 test -f /tmp/ackw.rc
+	d=$(((${EPOCHREALTIME/./} - t0) / 100000))
 	cat /tmp/ackw.out
 	if [ ! -f /tmp/ackw.rc ]; then
 		echo "ackw_end: the writers did not end $1 s after the detach"
@@ -443,14 +447,11 @@ ackw_end() {
 		cat /sys/block/"$2"/inflight 2>/dev/null
 		return 3
 	fi
-	echo "XLAB-ACKW-EXIT rc=$(cat /tmp/ackw.rc) after=$((i / 10)).$((i % 10))" \
+	echo "XLAB-ACKW-EXIT rc=$(cat /tmp/ackw.rc) after=$((d / 10)).$((d % 10))" \
 		"inflight_max_last3s=$(tail -15 /tmp/ackw.inflight | sort -n | tail -1)"
 	waitgone "/dev/$2" 30 || return 4
 	devid=$((202 * 256 + ($(printf '%d' "'${2#xvd}") - 97) * 16))
-	i=0
-	while { [ -e "/sys/block/$2" ] || [ -e "/sys/bus/xen/devices/vbd-$devid" ]; } && [ $i -lt 100 ]; do
-		sleep 0.1; i=$((i + 1))
-	done
+	wait_until 10 0.1 ! _vbd_present "$2" "$devid"
 	echo "XLAB-SYSBLOCK $(ls /sys/block | tr '\n' ' ')"
 	[ ! -e "/sys/block/$2" ] || { echo "ackw_end: stale /sys/block/$2"; return 4; }
 	[ ! -e "/sys/bus/xen/devices/vbd-$devid" ] || { echo "ackw_end: stale xenbus device vbd-$devid"; return 4; }

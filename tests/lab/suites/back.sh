@@ -4,7 +4,7 @@
 # xen-blkfront (cases "intree-*", a subset) in the guest.
 . /lab/dom0.sh
 . /lab/cases.sh
-. /lab/suites/data-cases.sh
+. /lab/data-cases.sh
 G=g1 BACK=xblkback
 if [ ! -f /extra/xblkback.ko ]; then
 	case_skip all "xblkback.ko not in the image"

@@ -4,7 +4,7 @@
 # backing), and against QEMU's xen-block (qdisk) backend.
 . /lab/dom0.sh
 . /lab/cases.sh
-. /lab/suites/data-cases.sh
+. /lab/data-cases.sh
 G=g1 FRONT=xblkfront BACK=xen-blkback
 if [ ! -f /extra/xblkfront.ko ]; then
 	case_skip all "xblkfront.ko not in the image"

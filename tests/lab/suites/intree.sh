@@ -4,7 +4,7 @@
 # lab's cases. The interop baseline: when this fails, suspect the lab, not our drivers.
 . /lab/dom0.sh
 . /lab/cases.sh
-. /lab/suites/data-cases.sh
+. /lab/data-cases.sh
 G=g1 FRONT=xen-blkfront BACK=xen-blkback
 if suite_begin; then
 	# (nullb-q1 and ring-order-fe1 are covered by "front" against the same backend)

@@ -1,0 +1,79 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# The lab's shared helpers, for every side: sourced by lib/dom0.sh (the suites, in dom0), by
+# lib/guest.sh (every command a suite runs in a guest) and by run.sh (the host). They use
+# nothing but bash builtins and sleep: a fork costs ~25 ms in a guest and ~0.1 s in dom0 under
+# TCG, and a poll loop runs its condition many times.
+#
+#   want NAME...                 the case filter: true if XLAB_CASES is empty or names one of
+#                                NAMEs (a case may go by its prefixed and its short name)
+#   wait_until SECS STEP [!] CMD [ARG...]
+#                                poll: run CMD every STEP s until it succeeds ("!": until it
+#                                fails); 0 then, 1 if it still had not after SECS/STEP sleeps
+#   xlab_opt KEY DEFAULT         the number KEY=N of XLAB_OPTS (dom0 sees it as XLAB_<KEY>)
+#   xlab_str KEY DEFAULT         the value KEY=VALUE of XLAB_OPTS (the last one)
+# The skip helpers (suite_require, setup_failed) are in lib/dom0.sh: they write case lines.
+
+# want NAME...: whether a case is to run: XLAB_CASES (xlab.cases= on dom0's command line,
+# run.sh's XLAB_CASES) is empty, or one of its comma-separated names is one of NAMEs
+want() {
+	local n
+	[ -z "${XLAB_CASES:-}" ] && return 0
+	for n in "$@"; do
+		[[ ,$XLAB_CASES, == *,"$n",* ]] && return 0
+	done
+	return 1
+}
+
+# _wu_ms VAR SECS: SECS ("30", "0.2", "1.25") in milliseconds into VAR; 1 if not a number
+_wu_ms() {
+	local s=$2 i f=000
+	[[ $s =~ ^[0-9]*(\.[0-9]*)?$ ]] && [[ $s =~ [0-9] ]] || return 1
+	i=${s%%.*}
+	[[ $s == *.* ]] && { f=${s#*.}000; f=${f:0:3}; }
+	printf -v "$1" %d $((10#${i:-0} * 1000 + 10#$f))
+}
+
+# wait_until SECS STEP [!] CMD [ARG...]: run CMD (a command or function with its arguments, in
+# this shell: a function can leave what it saw in a variable for the caller's message) until it
+# succeeds, or with "!" until it fails, sleeping STEP seconds between tries. Returns 0 as soon
+# as it does, 1 when it still has not after SECS/STEP sleeps (CMD runs once more than that), 2
+# on a bad SECS or STEP. What CMD itself takes comes on top of SECS, as in the loops this
+# replaced (they counted sleeps, and under TCG a xenstore-read alone takes ~0.1 s): a caller's
+# timeout never got shorter. The caller reports the failure: the helper prints nothing.
+wait_until() {
+	local tmo step n i=0 neg=
+	_wu_ms tmo "$1" && _wu_ms step "$2" && [ "$step" -gt 0 ] ||
+		{ echo "wait_until: bad SECS '$1' or STEP '$2'" >&2; return 2; }
+	n=$((tmo / step))
+	step=$2
+	shift 2
+	[ "${1:-}" = '!' ] && { neg=1; shift; }
+	while :; do
+		if [ -n "$neg" ]; then
+			"$@" || return 0
+		else
+			"$@" && return 0
+		fi
+		[ $i -ge $n ] && return 1
+		sleep "$step"
+		i=$((i + 1))
+	done
+}
+
+# xlab_opt KEY DEFAULT: the number KEY=N in XLAB_OPTS (what dom0 sees as XLAB_<KEY>), or DEFAULT
+xlab_opt() {
+	local w
+	for w in ${XLAB_OPTS:-}; do
+		[ "${w%%=*}" = "$1" ] && [[ ${w#*=} =~ ^[0-9]+$ ]] && { echo "${w#*=}"; return; }
+	done
+	echo "$2"
+}
+
+# xlab_str KEY DEFAULT: the value of KEY=VALUE in XLAB_OPTS, or DEFAULT
+xlab_str() {
+	local w v=$2
+	for w in ${XLAB_OPTS:-}; do [ "${w%%=*}" = "$1" ] && v=${w#*=}; done
+	echo "$v"
+}
