@@ -10,7 +10,8 @@
 #                            null_blk, loop, dm, lab scripts, and the whole domU payload in /guest
 #   $OUT/rootfs-*/           the unpacked trees (for inspection)
 # Our modules are taken from $OUT/modules/*.ko (xblkfront.ko and the test-only xblkhostile.ko go
-# to the domU, xblkback.ko and the test-only xblkhostileback.ko to dom0, all under /extra).
+# to the domU, xblkback.ko and the test-only xblkhostileback.ko and xlabprobe.ko to dom0, all
+# under /extra).
 #
 # usage: build-images.sh KVER       env: OUT (default tests/lab/out)
 # KVER is dom0's kernel. The guest may boot another one (run.sh's guest_kernel=6.12):
@@ -20,6 +21,11 @@
 #                        is unpacked by scripts/kimage612.sh and read with modprobe -d)
 #   XLAB_GUEST_MODULES   where the guest's xblkfront.ko & co are (default $OUT/modules)
 #   XLAB_XEN_SHADOW      an uncompressed Xen with shadow paging, copied to $OUT/xen-shadow
+#   XLAB_EXTRAS          what the suites of the run want in the images (their SUITE_IMAGE):
+#                        small-guest: a second, small guest image, $OUT/payload/domU-small.cpio
+#                        (the agent, both frontends and xlab-ackw: many guests at once fit in
+#                        memory); NAME: extras/NAME.sh, whose extra_domu ROOT adds to the guest
+#                        image (run.sh ran its extra_prep)
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 KVER=${1:?usage: build-images.sh KVER}
@@ -136,28 +142,6 @@ dkms_modules() {
 	depmod -b "$root" "$KVER"
 }
 
-# blktests_payload ROOT: blktests (built by run.sh in $XLAB_BLKTESTS) in /blktests, and what
-# it runs: bash, GNU coreutils, awk, grep, sed, find, diff (blktests relies on GNU options and
-# compares outputs with diff; busybox's applets would make tests fail for the wrong reason),
-# util-linux, hexdump, xfs_io, dmsetup, udevadm, the kernel's config (for _have_kernel_option)
-# and the device-mapper module
-blktests_payload() {
-	local root=$1 p f
-	cp -a "$XLAB_BLKTESTS" "$root/blktests"
-	rm -rf "$root/blktests/.git" "$root/blktests/results"
-	for p in coreutils findutils diffutils grep sed gawk util-linux mount bsdextrautils xfsprogs \
-		 dmsetup procps; do
-		while read -r f; do
-			[ -f "$f" ] && [ -x "$f" ] && copy_bins "$root" "$f"
-		done < <(dpkg -L "$p" 2>/dev/null | grep -E '^(/usr)?/s?bin/[^/]+$')
-	done
-	copy_bins "$root" /usr/bin/udevadm
-	ln -sf gawk "$root/usr/bin/awk"
-	mkdir -p "$root/boot"
-	cp "$GUEST_ROOT/boot/config-$GKVER" "$root/boot/"
-	copy_modules "$root" "$GKVER" "$GUEST_ROOT" dm-mod
-}
-
 mkcpio() { (cd "$1" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0); }
 
 xenstore_links() {
@@ -173,7 +157,14 @@ skeleton "$D"
 copy_bins "$D" /usr/bin/bash /usr/bin/fio /usr/bin/xenstore /sbin/mke2fs /sbin/e2fsck \
 	/usr/sbin/blkdiscard /sbin/blockdev /usr/bin/md5sum /usr/bin/timeout /usr/bin/dd \
 	/usr/bin/chrt
-[ -z "${XLAB_BLKTESTS:-}" ] || blktests_payload "$D"
+# the image extras (before the busybox links: a real binary they bring must win)
+for x in ${XLAB_EXTRAS:-}; do
+	[ "$x" = small-guest ] && continue
+	# shellcheck source=/dev/null
+	. "$HERE/extras/$x.sh"
+	extra_domu "$D"
+	unset -f extra_prep extra_domu
+done
 for t in mkfs.ext4 mkfs.ext2; do ln -sf mke2fs "$D/usr/sbin/$t"; done
 for t in fsck.ext4 fsck.ext2; do ln -sf e2fsck "$D/usr/sbin/$t"; done
 [ -f /etc/mke2fs.conf ] && cp /etc/mke2fs.conf "$D/etc/"
@@ -186,17 +177,17 @@ chmod 0755 "$D/usr/sbin/poweroff"
 copy_modules "$D" "$GKVER" "$GUEST_ROOT" xen-blkfront ext4 kyber-iosched bfq   # (mq-deadline is built in)
 [ -f "$GMODS/xblkfront.ko" ] && cp "$GMODS/xblkfront.ko" "$D/extra/"
 dkms_modules "$D" xblkfront
-# the hostile test frontend (tests/hostile, suite "hostile")
+# the hostile test frontend (tests/hostile/)
 [ -f "$GMODS/xblkhostile.ko" ] && cp "$GMODS/xblkhostile.ko" "$D/extra/"
-# the acknowledged-writes writer/checker of suites/lifecycle.sh (static: no library to copy)
+# the acknowledged-writes writer/checker (tools/xlab-ackw.c; static: no library to copy)
 gcc -O2 -Wall -static -o "$D/usr/bin/xlab-ackw" "$HERE/tools/xlab-ackw.c"
-# the kernel tick profiler's reader (bench with XLAB_OPTS=kprof=1), in both images
+# the kernel tick profiler's reader (XLAB_OPTS=kprof=1), in both images
 gcc -O2 -Wall -static -o "$OUT/xlab-kprof" "$HERE/../bench/xlab-kprof.c"
 install -m 0755 "$OUT/xlab-kprof" "$D/usr/bin/xlab-kprof"
-# scripts/xblkstat, the iostat-like view of xblk's counters (cases trace, xblkstat)
+# scripts/xblkstat, the iostat-like view of xblk's counters
 install -m 0755 "$HERE/../../scripts/xblkstat" "$D/usr/bin/xblkstat"
 install -m 0755 "$HERE/init/domU-init.sh" "$D/init"
-install -m 0644 "$HERE/lib/guest.sh" "$D/lab/guest.sh"
+install -m 0644 "$HERE/lib/common.sh" "$HERE/lib/guest.sh" "$D/lab/"
 # Stored uncompressed: libxenguest would gunzip it in dom0 user space, ~8 s per xl create
 # under TCG.
 mkdir -p "$OUT/payload"
@@ -225,11 +216,11 @@ else
 	rm -f "$OUT/payload/vmlinux"; cp "$OUT/vmlinuz-guest" "$OUT/payload/vmlinuz"; DOMU_KERNEL=vmlinuz
 fi
 
-# ---------------------------------------------------------------- small domU (suite "many")
+# ---------------------------------------------------------------- small domU (extra small-guest)
 # Many guests at once must fit in the lab's memory: an image with the agent, both frontends
-# and xlab-ackw only (no fio and its libraries), built when XLAB_SMALL_GUEST is set
+# and xlab-ackw only (no fio and its libraries)
 rm -f "$OUT/payload/domU-small.cpio"
-if [ -n "${XLAB_SMALL_GUEST:-}" ]; then
+if [[ " ${XLAB_EXTRAS:-} " == *" small-guest "* ]]; then
 	log "small domU initramfs"
 	S=$OUT/rootfs-domU-small
 	skeleton "$S"
@@ -240,7 +231,7 @@ if [ -n "${XLAB_SMALL_GUEST:-}" ]; then
 	[ -f "$GMODS/xblkfront.ko" ] && cp "$GMODS/xblkfront.ko" "$S/extra/"
 	install -m 0755 "$D/usr/bin/xlab-ackw" "$S/usr/bin/xlab-ackw"
 	install -m 0755 "$HERE/init/domU-init.sh" "$S/init"
-	install -m 0644 "$HERE/lib/guest.sh" "$S/lab/guest.sh"
+	install -m 0644 "$HERE/lib/common.sh" "$HERE/lib/guest.sh" "$S/lab/"
 	mkcpio "$S" > "$OUT/payload/domU-small.cpio"
 	log "small domU initramfs $(du -h "$OUT/payload/domU-small.cpio" | cut -f1)"
 fi
@@ -267,28 +258,29 @@ cp -a /usr/share/qemu/keymaps "$R/usr/share/qemu/" 2>/dev/null || true
 copy_modules "$R" "$KVER" "$DOM0_ROOT" xenfs xen-evtchn xen-gntdev xen-gntalloc xen-privcmd xen-blkback null_blk loop dm-mod bfq
 [ -f "$OUT/modules/xblkback.ko" ] && cp "$OUT/modules/xblkback.ko" "$R/extra/"
 dkms_modules "$R" xblkback
-# test-only: the hostile backend of suites/hostile-back.sh
+# test-only: the hostile backend (tests/hostile-back/) and the dom0 probes (tests/probe/)
 [ -f "$OUT/modules/xblkhostileback.ko" ] && cp "$OUT/modules/xblkhostileback.ko" "$R/extra/"
 [ -f "$OUT/modules/xlabprobe.ko" ] && cp "$OUT/modules/xlabprobe.ko" "$R/extra/"
 # xblkfront.ko in dom0 too: only so that suites can see it was built (the guest's build)
 [ -f "$GMODS/xblkfront.ko" ] && cp "$GMODS/xblkfront.ko" "$R/extra/"
 [ -f "$GMODS/xblkhostile.ko" ] && cp "$GMODS/xblkhostile.ko" "$R/extra/"
 install -m 0755 "$OUT/xlab-kprof" "$R/usr/bin/xlab-kprof"
-# the bench suite's CPU-time reader (tests/bench/xlab-cputime.c): linked against the
-# libxenctrl that xl uses (its headers are not installed: the source declares what it calls).
-# Only the bench needs it: a failed build leaves it out, the bench then says so.
+# Xen's per-domain and per-vCPU CPU-time reader (tests/bench/xlab-cputime.c): linked against
+# the libxenctrl that xl uses (its headers are not installed: the source declares what it
+# calls). A failed build leaves it out; a suite that needs it says so.
 if gcc -O2 -Wall -o "$OUT/xlab-cputime" "$HERE/../bench/xlab-cputime.c" \
 	/usr/lib/x86_64-linux-gnu/libxenctrl.so.4.17 2> "$OUT/xlab-cputime.log"; then
 	install -D -m 0755 "$OUT/xlab-cputime" "$R/usr/bin/xlab-cputime"
 	# (the same libraries as xl's, already there; copied in case that changes)
 	copy_bins "$R" $(ldd "$OUT/xlab-cputime" | awk '/=> \//{print $3}')
 else
-	log "xlab-cputime not built (see $OUT/xlab-cputime.log): the bench suite cannot run"
+	log "xlab-cputime not built (see $OUT/xlab-cputime.log): Xen's CPU times cannot be read"
 fi
 install -m 0755 "$HERE/../../scripts/xblkstat" "$R/usr/bin/xblkstat"
 install -m 0755 "$HERE/init/dom0-init.sh" "$R/init"
 install -m 0755 "$HERE/init/hotplug-block" "$R/lab/hotplug-block"
-install -m 0644 "$HERE/lib/dom0.sh" "$HERE/lib/cases.sh" "$R/lab/"
+# the libraries (common, dom0, cases, data-cases; guest.sh only rides along) and the suites
+install -m 0644 "$HERE"/lib/*.sh "$R/lab/"
 mkdir -p "$R/lab/suites"
 install -m 0644 "$HERE"/suites/*.sh "$R/lab/suites/"
 [ -f "$OUT/build-info" ] && cp "$OUT/build-info" "$R/lab/build-info"

@@ -3,9 +3,13 @@
 #
 # xblk system-test lab: real Xen 4.17 under QEMU (TCG), PV dom0 + PV guests, our modules.
 #
-#   tests/lab/run.sh [SUITE...]        default: intree front back demo
-#                                      also available: back-extra stress bench bench-wall hostile
-#                                      hostile-back restore lifecycle qos blktests migrate many
+#   tests/lab/run.sh [SUITE...]        default: the suites whose metadata says SUITE_DEFAULT
+#   tests/lab/run.sh --list            every suite with its metadata
+#
+# A suite is a file suites/<name>.sh; run.sh knows none by name. What it needs to know about
+# one (boot timeout, modules, clock, Xen, image extras, memory, default set) the suite
+# declares in its own suite_meta() function, which run.sh reads out of the file and runs
+# without the rest of it (suite_load below; README.md "Suite metadata").
 #
 # Installs missing Debian packages, builds our modules against the headers matching the kernel
 # image each side boots (6.1 by default), builds the images into tests/lab/out/, boots Xen once per suite
@@ -17,7 +21,7 @@
 # Environment:
 #   XLAB_CASES=a,b          run only these cases (data-case suites)
 #   XLAB_OPTS="k=v ..."     passed to the dom0 suites as XLAB_<K> (e.g. "front=xen-blkfront
-#                           runtime=20" for the demo on the in-tree frontend, 20 s per job);
+#                           runtime=20": XLAB_FRONT, XLAB_RUNTIME, which suites may read);
 #                           dom0_kernel=6.12, guest_kernel=6.12: that side boots bookworm-
 #                           backports' 6.12 (scripts/kimage612.sh) instead of 6.1, with our
 #                           modules built against its headers (README.md "Kernels");
@@ -28,24 +32,20 @@
 #                           Debian's (stock), or the same 4.17 built with shadow paging by
 #                           scripts/xen-shadow.sh (cached in /var/cache/xblk/xen-shadow/,
 #                           built on first use; Debian's has none, and a PV guest cannot be
-#                           live-migrated without it). Default: shadow for the migrate suite,
-#                           stock for every other one
+#                           live-migrated without it). Default: the suite's SUITE_XEN
 #   XLAB_VERBOSE=1          stream the whole serial console (it is always in out/logs/)
 #   XLAB_NO_APT=1           never run apt-get (fail if something is missing)
 #   XLAB_NO_BUILD=1         reuse out/modules as they are
 #   XLAB_MODULES=dkms       xblkfront/xblkback from /lib/modules/<6.1>/updates/dkms (what the
-#                           xblk-dkms package built), loaded with modprobe (suite "dkms")
+#                           xblk-dkms package built), loaded with modprobe
 #   XLAB_STRICT=1           skipped cases make the run fail
 #   XLAB_TOTAL_TIMEOUT=s    whole script incl. waiting for the lock (default 3600)
-#   XLAB_QEMU_TIMEOUT=s     one boot (default per suite: demo 480, back and back-extra 1500,
-#                           bench 3600 (icount; 2400 on the wall clock), bench-wall 1200,
-#                           hostile-back 2400, hostile 1800, lifecycle 600 + 90 per detach cycle (XLAB_OPTS
-#                           detach_cycles, default 10), others 1200)
+#   XLAB_QEMU_TIMEOUT=s     one boot (default: the suite's SUITE_TIMEOUT, 1200 unless it says)
 #   XLAB_LOCK_WAIT=s        how long to wait for another lab run (default 2400)
 #   XLAB_ACCEL, XLAB_CPU    QEMU -accel / -cpu (default tcg,thread=multi / qemu64); -accel
 #                           only applies to the wall clock
-#   XLAB_CLOCK=icount|wall  the clock of every boot (default: icount for the bench, qos and many
-#                           suites, wall for the others). icount: deterministic, single-
+#   XLAB_CLOCK=icount|wall  the clock of every boot (default: the suite's SUITE_CLOCK, wall
+#                           unless it says icount). icount: deterministic, single-
 #                           threaded TCG with -icount shift=0,sleep=off -rtc clock=vm (1
 #                           instruction = 1 ns of virtual time, idle time skipped;
 #                           Documentation/bench.rst); wall: multi-threaded TCG on the host's
@@ -62,7 +62,12 @@ REPO=$(cd "$HERE/../.." && pwd)
 OUT=${XLAB_OUT:-$HERE/out}
 LOCK=/tmp/xblk-lab.lock
 TOTAL_TIMEOUT=${XLAB_TOTAL_TIMEOUT:-3600}
-ALL_SUITES="intree front back demo"
+# shellcheck source=tests/lab/lib/common.sh
+. "$HERE/lib/common.sh"
+if [ "${1:-}" = --list ]; then
+	list_suites
+	return
+fi
 mkdir -p "$OUT/logs"
 
 if [ -z "${XLAB_INNER:-}" ] && [ -z "${XLAB_SHELL:-}" ]; then
@@ -154,12 +159,13 @@ inner() {
 	if [ -n "${XLAB_SHELL:-}" ]; then
 		SUITES=()
 	else
-		if [ $# = 0 ]; then read -r -a SUITES <<< "$ALL_SUITES"; else SUITES=("$@"); fi
+		if [ $# = 0 ]; then read -r -a SUITES <<< "$(default_suites)"; else SUITES=("$@"); fi
 		for s in "${SUITES[@]}"; do
-			if [ ! -f "$HERE/suites/$s.sh" ] || [ "$s" = data-cases ]; then
-				echo "unknown suite '$s' (have: $ALL_SUITES)" >&2
+			if [ ! -f "$HERE/suites/$s.sh" ]; then
+				echo "unknown suite '$s' (have: $(all_suites | tr '\n' ' '))" >&2
 				exit 2
 			fi
+			suite_load "$s" || exit 2
 		done
 	fi
 	T0=$SECONDS
@@ -254,27 +260,36 @@ inner() {
 		say "modules from DKMS: $DKMS_DIR/xblkfront.ko $DKMS_DIR/xblkback.ko" ;;
 	*) echo "XLAB_MODULES=$XLAB_MODULES: build or dkms" >&2; exit 2 ;;
 	esac
-	# suite "blktests": blktests unpacked and built here, carried by the guest image
-	BLKTESTS_DIR=
-	if [[ " ${SUITES[*]} " == *" blktests "* ]]; then
-		blktests_prep || exit 2
-	fi
-	# xen=shadow (the migrate suite's default): the hypervisor rebuilt with shadow paging,
+	# what the suites of the run want in the images (SUITE_IMAGE): small-guest is
+	# build-images.sh's own; any other NAME is extras/NAME.sh, whose extra_prep runs here,
+	# inside the lock (it may build something), and whose extra_domu build-images.sh calls
+	EXTRAS=
+	for s in "${SUITES[@]}"; do
+		suite_load "$s"
+		for x in $SUITE_IMAGE; do [[ " $EXTRAS " == *" $x "* ]] || EXTRAS="${EXTRAS:+$EXTRAS }$x"; done
+	done
+	for x in $EXTRAS; do
+		[ "$x" = small-guest ] && continue
+		[ -f "$HERE/extras/$x.sh" ] || { echo "image extra '$x': no $HERE/extras/$x.sh" >&2; exit 2; }
+		# shellcheck source=/dev/null
+		. "$HERE/extras/$x.sh"
+		extra_prep || { echo "image extra '$x': its preparation failed" >&2; exit 2; }
+		unset -f extra_prep extra_domu
+	done
+	# xen=shadow (SUITE_XEN=shadow, or XLAB_OPTS): the hypervisor rebuilt with shadow paging,
 	# from the cache or built now (inside the lock: the build would slow another lab's QEMU)
 	XEN_SHADOW=
 	for s in "${SUITES[@]}" ""; do
 		[ -n "$s" ] || [ -n "${XLAB_SHELL:-}" ] || continue
-		[ "$(xen_flavour "$s")" = shadow ] || continue
+		suite_load "$s"
+		[ "$(xen_flavour)" = shadow ] || continue
 		say "a Xen with shadow paging (scripts/xen-shadow.sh; a first build takes minutes)"
 		XEN_SHADOW=$("$REPO/scripts/xen-shadow.sh" 2> >(sed 's/^/    /' >&2)) || XEN_SHADOW=
 		[ -n "$XEN_SHADOW" ] || say "no Xen with shadow paging: scripts/xen-shadow.sh failed"
 		break
 	done
-	say "building images"
-	# suite "many": a small guest image too (16 guests must fit in memory)
-	SMALL_GUEST=
-	[[ " ${SUITES[*]} " == *" many "* ]] && SMALL_GUEST=1
-	XLAB_XEN_SHADOW=$XEN_SHADOW XLAB_SMALL_GUEST=$SMALL_GUEST XLAB_BLKTESTS=$BLKTESTS_DIR \
+	say "building images${EXTRAS:+ (with $EXTRAS)}"
+	XLAB_XEN_SHADOW=$XEN_SHADOW XLAB_EXTRAS=$EXTRAS \
 		XLAB_DKMS_DIR=$DKMS_DIR OUT=$OUT XLAB_DOM0_ROOT=$DOM0_ROOT XLAB_GUEST_KVER=$GUEST_KVER \
 		XLAB_GUEST_ROOT=$GUEST_ROOT XLAB_GUEST_MODULES=$GUEST_MODS \
 		"$HERE/build-images.sh" "$KVER" > "$OUT/images.log" 2>&1 ||
@@ -283,7 +298,8 @@ inner() {
 
 	if [ -n "${XLAB_SHELL:-}" ]; then
 		say "interactive dom0 (xl, xenstore, blkback, null_blk...); 'poweroff -f' ends it"
-		[ "$(xen_flavour "")" = shadow ] && [ ! -f "$OUT/xen-shadow" ] &&
+		suite_load ""
+		[ "$(xen_flavour)" = shadow ] && [ ! -f "$OUT/xen-shadow" ] &&
 			{ echo "xen=shadow: no Xen with shadow paging" >&2; exit 2; }
 		boot "" "$OUT/logs/shell.log" "${XLAB_QEMU_TIMEOUT:-3600}"
 		exit $?
@@ -291,42 +307,25 @@ inner() {
 
 	# -------------------------------------------------------------- suites
 	for suite in "${SUITES[@]}"; do
-		case $suite in
-		front) need_module "$suite" blkfront xblkfront.ko | tee -a "$RESULTS" | grep -q . && continue ;;
-		back | lifecycle) need_module "$suite" blkback xblkback.ko | tee -a "$RESULTS" | grep -q . && continue ;;
-		hostile)
-			need_module "$suite" blkback xblkback.ko | tee -a "$RESULTS" | grep -q . && continue
-			need_module "$suite" tests/hostile xblkhostile.ko | tee -a "$RESULTS" | grep -q . && continue ;;
-		hostile-back)
-			{ need_module "$suite" blkfront xblkfront.ko && need_module "$suite" blkback xblkback.ko &&
-				need_module "$suite" tests/hostile-back xblkhostileback.ko; } |
-				tee -a "$RESULTS" | grep -q . && continue ;;
-		demo)
-			if [[ " ${XLAB_OPTS:-} " != *" front=xen-blkfront "* ]]; then
-				need_module "$suite" blkfront xblkfront.ko | tee -a "$RESULTS" | grep -q . && continue
-			fi ;;
-		esac
-		if [ "$(xen_flavour "$suite")" = shadow ] && [ ! -f "$OUT/xen-shadow" ]; then
+		suite_load "$suite"
+		# the modules it needs: the first one missing is its SKIP (not written yet) or FAIL
+		# (not built) line
+		for m in $SUITE_NEEDS ""; do
+			[ -n "$m" ] || break
+			need_module "$suite" "${m%/*}" "${m##*/}" | tee -a "$RESULTS" | grep -q . && continue 2
+		done
+		if [ "$(xen_flavour)" = shadow ] && [ ! -f "$OUT/xen-shadow" ]; then
 			echo "XLAB-CASE $suite/all: FAIL no Xen with shadow paging for it (scripts/xen-shadow.sh failed; XLAB_OPTS xen=stock boots Debian's)" |
 				tee -a "$RESULTS"
 			continue
 		fi
-		case $suite in demo) tmo=480 ;; back | back-extra) tmo=1500 ;; hostile-back) tmo=2400 ;; hostile) tmo=1800 ;;
-		# bench under icount: one TCG thread for all vCPUs, a 2 s (virtual) CPU-bound job takes
-		# 25-40 s of wall time, the whole suite ~30 min
-		bench) [ "$(suite_clock bench)" = icount ] && tmo=3600 || tmo=2400 ;;
-		bench-wall) tmo=1200 ;;
-		blktests) tmo=2400 ;;
-		migrate | many) tmo=3600 ;;
-		lifecycle) tmo=$((600 + 90 * $(xlab_opt detach_cycles 10))) ;;
-		*) tmo=1200 ;; esac
-		tmo=${XLAB_QEMU_TIMEOUT:-$tmo}
+		tmo=${XLAB_QEMU_TIMEOUT:-$SUITE_TIMEOUT}
 		for try in 1 2; do
 			log=$OUT/logs/$suite.log
 			[ $try = 2 ] && log=$OUT/logs/$suite.retry.log
 			rm -f "$log"
 			echo "$log" > "$XLAB_CURRENT" 2>/dev/null
-			say "suite $suite: booting Xen ($(xen_flavour "$suite"), boot $try, $(suite_clock "$suite") clock, timeout ${tmo}s, console: ${log#"$REPO"/})"
+			say "suite $suite: booting Xen ($(xen_flavour), boot $try, $(suite_clock) clock, timeout ${tmo}s, console: ${log#"$REPO"/})"
 			bs=$SECONDS
 			boot "$suite" "$log" "$tmo"
 			qrc=$?
@@ -398,51 +397,6 @@ pick_kver() {
 	return 1
 }
 
-# blktests_prep: blktests at the commit we test with, built in $OUT/blktests (BLKTESTS_DIR).
-# The source is the snapshot in ../shared/third-party/ beside the project (or
-# $XLAB_BLKTESTS_TGZ); without one, the same commit from upstream, as a machine with network
-# would get it.
-BLKTESTS_COMMIT=613b8377e4d30fb5b0e0e0882885b3bf103b2c7c
-blktests_prep() {
-	local d=$OUT/blktests tgz=${XLAB_BLKTESTS_TGZ:-$REPO/../shared/third-party/blktests-${BLKTESTS_COMMIT:0:8}.tar.gz}
-	local missing
-	# what the guest image copies for blktests (build-images.sh blktests_payload) and its build
-	missing=$(pkg_missing xfsprogs gawk bsdextrautils udev g++ diffutils findutils | tr '\n' ' ')
-	[ -n "${missing// /}" ] && apt_install $missing
-	if [ ! -f "$d/.built-$BLKTESTS_COMMIT" ]; then
-		rm -rf "$d"
-		mkdir -p "$d"
-		if [ -f "$tgz" ]; then
-			say "blktests: unpacking ${tgz#"$REPO"/}"
-			tar -xzf "$tgz" -C "$d" --strip-components=1 || return 1
-		else
-			say "blktests: no snapshot at $tgz, cloning upstream at ${BLKTESTS_COMMIT:0:12}"
-			git clone -q https://github.com/osandov/blktests "$d" &&
-				git -C "$d" checkout -q "$BLKTESTS_COMMIT" || return 1
-		fi
-		make -C "$d" > "$OUT/blktests-build.log" 2>&1 ||
-			{ tail -20 "$OUT/blktests-build.log"; echo "blktests build failed" >&2; return 1; }
-		touch "$d/.built-$BLKTESTS_COMMIT"
-	fi
-	BLKTESTS_DIR=$d
-}
-
-# xlab_opt KEY DEFAULT: the number KEY=N in XLAB_OPTS (what dom0 sees as XLAB_<KEY>), or DEFAULT
-xlab_opt() {
-	local w
-	for w in ${XLAB_OPTS:-}; do
-		[ "${w%%=*}" = "$1" ] && [[ ${w#*=} =~ ^[0-9]+$ ]] && { echo "${w#*=}"; return; }
-	done
-	echo "$2"
-}
-
-# xlab_str KEY DEFAULT: the value of KEY=VALUE in XLAB_OPTS, or DEFAULT
-xlab_str() {
-	local w v=$2
-	for w in ${XLAB_OPTS:-}; do [ "${w%%=*}" = "$1" ] && v=${w#*=}; done
-	echo "$v"
-}
-
 # kernel_series SIDE SERIES: the kernel SIDE (dom0, guest) boots: sets <SIDE>_KVER, _ROOT (the
 # root its /boot and /lib/modules are under: "" for the host's own 6.1) and _KDIR (headers)
 kernel_series() {
@@ -459,36 +413,85 @@ kernel_series() {
 	printf -v "${side}_KDIR" %s "$d"
 }
 
-# xen_flavour SUITE: the hypervisor SUITE boots ("" = the XLAB_SHELL boot): XLAB_OPTS xen=, else
-# shadow for migrate (Debian's Xen cannot live-migrate a PV guest) and stock for the others
-xen_flavour() {
-	local v
-	v=$(xlab_str xen "")
-	[ -n "$v" ] || { [ "$1" = migrate ] && v=shadow || v=stock; }
-	echo "$v"
+# ------------------------------------------------------------------ suite metadata
+# suite_load SUITE: the metadata of suites/SUITE.sh into SUITE_*, defaults first ("" = the
+# XLAB_SHELL boot: the defaults). The suite declares it in a function of its own file,
+#     suite_meta() {
+#         SUITE_TIMEOUT=1500
+#         SUITE_NEEDS="blkback/xblkback.ko"
+#     }
+# which is read out of the file (from "suite_meta() {" to the first "}" alone on a line) and
+# run here, without the rest of the suite (dom0 code). It may compute its values with
+# xlab_opt/xlab_str (lib/common.sh) and XLAB_CLOCK. Fields (README.md "Suite metadata"):
+#   SUITE_TIMEOUT   one boot, seconds (1200); XLAB_QEMU_TIMEOUT overrides it
+#   SUITE_NEEDS     modules that must be built, as DIR/NAME.ko of the repo (none); the first
+#                   one missing makes the suite SKIP (DIR has no Kbuild yet) or FAIL (the
+#                   build failed); dom0 gets their names as xlab.needs (suite_require)
+#   SUITE_CLOCK     icount | wall (wall); XLAB_CLOCK overrides it
+#   SUITE_XEN       stock | shadow (stock); XLAB_OPTS xen= overrides it
+#   SUITE_IMAGE     image extras: small-guest, or NAME for extras/NAME.sh (none)
+#   SUITE_DOM0_MEM  dom0's memory, MiB (1024)
+#   SUITE_QEMU_MEM  the machine's memory, MiB (3072)
+#   SUITE_DEFAULT   its place in the default set, 1 first (empty: not in it)
+suite_load() {
+	local def
+	SUITE_TIMEOUT=1200 SUITE_NEEDS="" SUITE_CLOCK=wall SUITE_XEN=stock SUITE_IMAGE=""
+	SUITE_DOM0_MEM=1024 SUITE_QEMU_MEM=3072 SUITE_DEFAULT=""
+	[ -n "$1" ] || return 0
+	def=$(sed -n '/^suite_meta() {/,/^}/p' "$HERE/suites/$1.sh" 2>/dev/null)
+	[ -n "$def" ] || { echo "suites/$1.sh: no suite_meta() (README.md \"Suite metadata\")" >&2; return 1; }
+	unset -f suite_meta
+	eval "$def" && suite_meta || { echo "suites/$1.sh: its suite_meta() failed" >&2; return 1; }
+	unset -f suite_meta
 }
 
-# xen_image SUITE: the uncompressed hypervisor QEMU boots for SUITE
+# all_suites: the name of every suites/*.sh, one a line
+all_suites() {
+	local f
+	for f in "$HERE"/suites/*.sh; do f=${f##*/}; echo "${f%.sh}"; done
+}
+
+# default_suites: the suites with a SUITE_DEFAULT, in its order, on one line
+default_suites() {
+	local s
+	for s in $(all_suites); do
+		suite_load "$s" 2>/dev/null && [ -n "$SUITE_DEFAULT" ] && echo "$SUITE_DEFAULT $s"
+	done | sort -n | cut -d' ' -f2 | tr '\n' ' '
+}
+
+# list_suites: run.sh --list, every suite's metadata as run.sh sees it with this XLAB_OPTS
+list_suites() {
+	local s
+	printf '%-13s %-7s %-7s %-6s %-6s %-7s %-12s %s\n' suite default timeout clock xen mem image needs
+	for s in $(all_suites); do
+		suite_load "$s" || continue
+		printf '%-13s %-7s %-7s %-6s %-6s %-7s %-12s %s\n' "$s" "${SUITE_DEFAULT:--}" "$SUITE_TIMEOUT" \
+			"$(suite_clock)" "$(xen_flavour)" "$SUITE_DOM0_MEM/$SUITE_QEMU_MEM" "${SUITE_IMAGE:--}" \
+			"${SUITE_NEEDS:--}"
+	done
+}
+
+# xen_flavour: the hypervisor the loaded suite boots: XLAB_OPTS xen=, else its SUITE_XEN
+# (shadow: Debian's Xen cannot live-migrate a PV guest)
+xen_flavour() { xlab_str xen "$SUITE_XEN"; }
+
+# xen_image: the uncompressed hypervisor QEMU boots for the loaded suite
 xen_image() {
-	if [ "$(xen_flavour "$1")" = shadow ]; then echo "$OUT/xen-shadow"; else echo "$OUT/xen"; fi
+	if [ "$(xen_flavour)" = shadow ]; then echo "$OUT/xen-shadow"; else echo "$OUT/xen"; fi
 }
 
 foreign_qemu() { pgrep -x qemu-system-x86_64 2>/dev/null | head -1; }
 
-# suite_clock SUITE: the clock SUITE boots on: XLAB_CLOCK if set, else icount for the bench,
-# qos and many suites (deterministic figures, see Documentation/bench.rst; qos: repeatable rates)
-# and wall for every other one
-suite_clock() {
-	if [ -n "${XLAB_CLOCK:-}" ]; then echo "$XLAB_CLOCK"; return; fi
-	case $1 in bench | qos | many) echo icount ;; *) echo wall ;; esac
-}
+# suite_clock: the clock the loaded suite boots on: XLAB_CLOCK if set, else its SUITE_CLOCK
+# (icount: deterministic figures, see Documentation/bench.rst)
+suite_clock() { echo "${XLAB_CLOCK:-$SUITE_CLOCK}"; }
 
-# clock_args SUITE: QEMU's accelerator and clock options for SUITE's clock. icount needs
+# clock_args: QEMU's accelerator and clock options for the loaded suite's clock. icount needs
 # single-threaded TCG (QEMU refuses thread=multi); shift=0: 1 instruction = 1 ns; sleep=off:
 # when every vCPU is idle the clock jumps to the next timer; -rtc clock=vm: the RTC on the
 # same virtual clock
 clock_args() {
-	if [ "$(suite_clock "$1")" = icount ]; then
+	if [ "$(suite_clock)" = icount ]; then
 		echo "-accel tcg,thread=single -icount shift=0,sleep=off -rtc clock=vm"
 	else
 		echo "-accel ${XLAB_ACCEL:-tcg,thread=multi}"
@@ -500,7 +503,7 @@ clock_args() {
 # Built in a private copy of the work tree (tracked + untracked, not ignored files) so that we
 # neither see nor disturb other people's build products in the shared checkout.
 build_modules() {
-	local KVER=$1 KDIR=$2 src=$3 dest=$4 rc m info=
+	local KVER=$1 KDIR=$2 src=$3 dest=$4 rc m d t info=
 	[ "$dest" != "$OUT/modules" ] && info=-guest
 	rm -rf "$src" "$dest"
 	mkdir -p "$src" "$dest"
@@ -514,25 +517,18 @@ build_modules() {
 	make -C "$src" KDIR="$KDIR" -j"$(nproc)" > "$OUT/build$info.log" 2>&1
 	rc=$?
 	BUILD_RC=$rc
-	# the hostile test frontend (suite "hostile"): its own make, so that it can never break
-	# the drivers' build; a failure only means that suite has no module
-	if [ -f "$src/tests/hostile/Makefile" ]; then
-		make -C "$src/tests/hostile" KDIR="$KDIR" > "$OUT/build-hostile$info.log" 2>&1 ||
-			say "tests/hostile build failed, see $OUT/build-hostile$info.log"
-	fi
-	# the hostile test backend (suite "hostile-back"), likewise
-	if [ -f "$src/tests/hostile-back/Makefile" ]; then
-		make -C "$src/tests/hostile-back" KDIR="$KDIR" > "$OUT/build-hostile-back$info.log" 2>&1 ||
-			say "tests/hostile-back build failed, see $OUT/build-hostile-back$info.log"
-	fi
-	# the dom0 probes (workqueue latency, memory fragmentation), likewise
-	if [ -f "$src/tests/probe/Makefile" ]; then
-		make -C "$src/tests/probe" KDIR="$KDIR" > "$OUT/build-probe$info.log" 2>&1 ||
-			say "tests/probe build failed, see $OUT/build-probe$info.log"
-	fi
-	for m in blkfront/xblkfront.ko blkback/xblkback.ko tests/hostile/xblkhostile.ko \
-		tests/hostile-back/xblkhostileback.ko tests/probe/xlabprobe.ko; do
-		[ -f "$src/$m" ] || continue
+	# the test-only modules (a hostile frontend, a hostile backend, dom0 probes...): every
+	# tests/<dir>/ with a Kbuild, each by its own make, so that none can ever break the drivers'
+	# build; a failure only means the suites that need it have no module
+	for d in "$src"/tests/*/Kbuild; do
+		d=${d%/Kbuild} t=${d##*/}
+		[ -f "$d/Makefile" ] || continue
+		make -C "$d" KDIR="$KDIR" > "$OUT/build-$t$info.log" 2>&1 ||
+			say "tests/$t build failed, see $OUT/build-$t$info.log"
+	done
+	for m in "$src"/blkfront/xblkfront.ko "$src"/blkback/xblkback.ko "$src"/tests/*/*.ko; do
+		[ -f "$m" ] || continue
+		m=${m#"$src"/}
 		cp "$src/$m" "$dest/"
 		if [ "$(modinfo -F vermagic "$src/$m" | cut -d' ' -f1)" != "$KVER" ]; then
 			echo "vermagic of $m is not $KVER" >&2; exit 2
@@ -572,29 +568,31 @@ need_module() {   # SUITE DIR KO
 
 # smap=0: with QEMU's -cpu max (TCG) Xen's PV entry path faults on SMAP and dom0 dies on its
 # first exception bounce (harmless with qemu64, which has no SMAP; kept for XLAB_CPU=max).
-# dom0 needs 2 vCPUs (with 1 it stalls under TCG).
-# The restore suite's dom0 holds a whole guest image in its tmpfs, the blktests suite's
-# initramfs a guest image that carries blktests and its tools: they get more memory.
+# dom0 needs 2 vCPUs (with 1 it stalls under TCG). Its memory: the loaded suite's
+# SUITE_DOM0_MEM (more for one that keeps a guest's image in dom0's tmpfs, say).
 xen_cmdline() {
-	local mem=1024
-	case $1 in restore | blktests) mem=1536 ;; esac
+	local mem=$SUITE_DOM0_MEM
 	echo "console=com1 com1=115200,8n1 dom0_mem=${mem}M,max:${mem}M dom0_max_vcpus=2 loglvl=all guest_loglvl=all smap=0"
 }
 
-# boot SUITE LOG TIMEOUT: one QEMU run; the console goes to LOG with "[seconds] " stamps;
-# case lines are echoed live. Returns QEMU's status (124 = timeout).
+# boot SUITE LOG TIMEOUT: one QEMU run of SUITE (its metadata loaded: suite_load); the console
+# goes to LOG with "[seconds] " stamps; case lines are echoed live. Returns QEMU's status (124 =
+# timeout).
 boot() {
-	local suite=$1 log=$2 tmo=$3 dom0_cmdline initrd start rc w
+	local suite=$1 log=$2 tmo=$3 dom0_cmdline initrd start rc w m needs=
 	# xlab.budget: dom0 stops starting cases when its uptime passes it, so that a slow or hanging
 	# suite still ends with a complete report before QEMU's timeout
 	dom0_cmdline="console=hvc0 earlyprintk=xen loglevel=6 ${suite:+xlab.suites=$suite} xlab.budget=$((tmo - 120)) ${XLAB_CASES:+xlab.cases=$XLAB_CASES}"
 	for w in ${XLAB_OPTS:-}; do dom0_cmdline="$dom0_cmdline xlab.$w"; done
-	# kprof=1: the kernel's tick profiler (/proc/profile) in dom0 and the guests (bench)
+	# kprof=1: the kernel's tick profiler (/proc/profile) in dom0 and the guests
 	[[ " ${XLAB_OPTS:-} " == *" kprof=1 "* ]] && dom0_cmdline="$dom0_cmdline profile=2"
 	[ -n "${XLAB_SHELL:-}" ] && dom0_cmdline="$dom0_cmdline xlab.mode=shell"
-	dom0_cmdline="$dom0_cmdline xlab.clock=$(suite_clock "$suite")"
+	dom0_cmdline="$dom0_cmdline xlab.clock=$(suite_clock)"
+	# the modules the suite needs, for its suite_require in dom0 (XLAB_NEEDS)
+	for m in $SUITE_NEEDS; do needs=${needs:+$needs,}${m##*/}; done
+	[ -z "$needs" ] || dom0_cmdline="$dom0_cmdline xlab.needs=$needs"
 	local clk
-	read -r -a clk <<< "$(clock_args "$suite")"
+	read -r -a clk <<< "$(clock_args)"
 	# QEMU's multiboot -initrd is a comma separated module list: ",," is a literal comma
 	initrd="$OUT/vmlinuz ${dom0_cmdline//,/,,},$OUT/dom0.cpio"
 	# -cpu qemu64, not max: with max, user processes in dom0 and guests died every few minutes
@@ -602,9 +600,9 @@ boot() {
 	# bash), with thread=multi or single and also with max,-fsgsbase; the stress suite saw
 	# 4-5 such crashes per 150 s with max and none with qemu64.
 	local cmd=(qemu-system-x86_64 -machine pc "${clk[@]}"
-		-cpu "${XLAB_CPU:-qemu64}" -smp 2 -m "$([ "$suite" = many ] && echo 4096 || echo 3072)"
+		-cpu "${XLAB_CPU:-qemu64}" -smp 2 -m "$SUITE_QEMU_MEM"
 		-display none -vga none -monitor none -no-reboot -nodefaults -serial stdio
-		-pidfile "$OUT/qemu.pid" -kernel "$(xen_image "$suite")" -append "$(xen_cmdline "$suite")" -initrd "$initrd")
+		-pidfile "$OUT/qemu.pid" -kernel "$(xen_image)" -append "$(xen_cmdline)" -initrd "$initrd")
 	# insnprof=1: count every instruction per translation block (tests/bench/xlab-insnprof.c);
 	# a console line "XLAB-PROF-MARK TAG" asks for a dump into $OUT/insnprof/prof-TAG.txt
 	local prof=

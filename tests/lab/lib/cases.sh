@@ -259,8 +259,7 @@ c_hotplug() {
 	disk_attach "$G" nullb1 xvdc || return 1
 	fio_case "$G" xvdc 4M 8M
 	disk_detach "$G" xvdc || return 1
-	g_ok -t 400 "$G" "i=0; while [ ! -f /tmp/bg.rc ] && [ \$i -lt 3000 ]; do sleep 0.1; i=\$((i+1)); done;
-		cat /tmp/bg.log; exit \$(cat /tmp/bg.rc 2>/dev/null || echo 99)" ||
+	g_ok -t 400 "$G" "bg_end bg 300" ||
 		case_fail "I/O on xvdb during hot-plug of xvdc failed"
 	case_note "xvdb I/O ran across attach+detach of xvdc"
 	fio_case "$G" xvdb 4M 8M

@@ -10,7 +10,7 @@
 #   backend     be_use MODULE [param=value...], be_stat, be_stats, xs_front, xs_back
 #   frontend    fe_use NAME MODULE [param=value...]   (runs lib/guest.sh's fe_use in the guest)
 #   suite       suite_require (the SKIP of a suite whose modules are not in the image),
-#               setup_failed, domain_listed; want and wait_until come from lib/common.sh
+#               skip_suite, setup_failed, domain_listed; want and wait_until: lib/common.sh
 #
 # A case prints exactly one line:  XLAB-CASE <suite>/<case>: PASS|FAIL|SKIP <detail>
 # and the suite prints an XLAB-SUMMARY block of all of them at the end (suite_end).
@@ -90,12 +90,17 @@ case_skip() {   # NAME REASON
 # "all: SKIP ... not in the image" and ends here. (run.sh checks the build before the boot:
 # this catches a dom0 booted by hand, XLAB_SHELL, with other modules.)
 suite_require() {
-	local m miss=()
+	local m miss=() n=${XLAB_NEEDS:-}
 	# shellcheck disable=SC2086 # (a list)
-	[ $# -gt 0 ] || set -- ${XLAB_NEEDS//,/ }
+	[ $# -gt 0 ] || set -- ${n//,/ }
 	for m in "$@"; do [ -f "/extra/$m" ] || miss+=("$m"); done
 	[ ${#miss[@]} = 0 ] && return 0
-	case_skip all "${miss[*]} not in the image"
+	skip_suite "${miss[*]} not in the image"
+}
+
+# skip_suite REASON: the whole suite is skipped ("all: SKIP REASON"); ends it here
+skip_suite() {
+	case_skip all "$1"
 	suite_end
 	exit
 }

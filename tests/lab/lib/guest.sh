@@ -19,6 +19,22 @@ waitgone() {
 	wait_until "$2" 0.1 ! test -b "$1" || { echo "waitgone: $1 still present after $2 s"; return 1; }
 }
 
+# size_is DISK SECTORS: /sys/block/DISK/size reads SECTORS (a condition for wait_until)
+size_is() { [ "$(cat "/sys/block/$1/size" 2>/dev/null)" = "$2" ]; }
+
+# bg_end TAG SECS: wait up to SECS for the end of a job started in the background with its
+# status to /tmp/TAG.rc and its output to /tmp/TAG.log; print the output, return the status
+# (99: the job did not end)
+bg_end() {
+	wait_until "$2" 0.1 test -f "/tmp/$1.rc"
+	cat "/tmp/$1.log"
+	return "$(cat "/tmp/$1.rc" 2>/dev/null || echo 99)"
+}
+
+# klog_has FIRST PATTERN: the kernel log from its line FIRST on has a line matching PATTERN (grep's
+# basic regex; a condition for wait_until)
+klog_has() { dmesg | tail -n +"$1" | grep -q -- "$2"; }
+
 # devinfo DEV: one line of queue facts, as KEY=VALUE words dom0 can parse
 devinfo() {
 	local d=${1#/dev/} q n=0 x

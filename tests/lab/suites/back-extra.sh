@@ -42,6 +42,11 @@
 #                    problem; the lowest MemFree seen and the backend's map_retry/oo_req
 #                    are noted; nothing is mapped after the detach
 # "ours" uses xblkfront (skipped when not built), "intree" the guest's xen-blkfront.
+# what run.sh needs to know about this suite (README.md "Suite metadata")
+suite_meta() {
+	SUITE_TIMEOUT=1500
+	SUITE_NEEDS="blkback/xblkback.ko"
+}
 . /lab/dom0.sh
 . /lab/cases.sh
 G=g1 BACK=xblkback
@@ -275,7 +280,7 @@ c_leak() {   # FRONT
 
 # c_destroy_inflight: XLAB_DESTROY_CYCLES x (create a guest with a disk, fio in flight, destroy)
 c_destroy_inflight() {
-	local q=gd domid i j n=${XLAB_DESTROY_CYCLES:-8} fe m0 m1 m g gmin="" line
+	local q=gd domid i n=${XLAB_DESTROY_CYCLES:-8} fe m0 m1 m g gmin="" line
 	be_use "$BACK" || return 1
 	no_leak "before" || return 1
 	m0=$(mem_snap)
@@ -293,25 +298,13 @@ c_destroy_inflight() {
 		[ -z "$gmin" ] || [ "$g" -lt "$gmin" ] && gmin=$g
 		line="cycle $i ($fe, d$domid): before destroy rd_req=$(be_stat "$q" xvdb rd_req) wr_req=$(be_stat "$q" xvdb wr_req) grants_mapped=$g"
 		guest_destroy "$q"
-		j=0
-		while xenstore-exists "/local/domain/0/backend/vbd/$domid" 2>/dev/null && [ $j -lt 150 ]; do
-			sleep 0.2; j=$((j + 1))
-		done
-		xenstore-exists "/local/domain/0/backend/vbd/$domid" 2>/dev/null &&
+		wait_until 30 0.2 ! xenstore-exists "/local/domain/0/backend/vbd/$domid" 2>/dev/null ||
 			{ case_fail "cycle $i: backend/vbd/$domid still in xenstore 30 s after destroy"; return 1; }
-		j=0
-		while [ -e "/sys/bus/xen-backend/devices/vbd-$domid-$(vdev_devid xvdb)" ] && [ $j -lt 150 ]; do
-			sleep 0.2; j=$((j + 1))
-		done
-		[ -e "/sys/bus/xen-backend/devices/vbd-$domid-$(vdev_devid xvdb)" ] &&
+		wait_until 30 0.2 ! test -e "/sys/bus/xen-backend/devices/vbd-$domid-$(vdev_devid xvdb)" ||
 			{ case_fail "cycle $i: backend device vbd-$domid-$(vdev_devid xvdb) still there"; return 1; }
 		no_leak "after destroy $i" || return 1
 		# a page dom0 still maps keeps the dead domain around (a zombie in xl list)
-		j=0
-		while xl list 2>/dev/null | awk -v d="$domid" '$2 == d {f = 1} END {exit !f}' && [ $j -lt 150 ]; do
-			sleep 0.2; j=$((j + 1))
-		done
-		xl list 2>/dev/null | awk -v d="$domid" '$2 == d {f = 1} END {exit !f}' &&
+		wait_until 30 0.2 ! domain_listed "$domid" ||
 			{ case_fail "cycle $i: domain $domid still exists 30 s after destroy: $(xl list | awk -v d="$domid" '$2 == d')"; return 1; }
 		m=$(mem_snap)
 		[ "$i" = 1 ] && { m1=$m; slab_snap $LAB_TMP/slab.1; }
@@ -329,8 +322,11 @@ c_destroy_inflight() {
 	case_note "$n destroy cycles with I/O in flight (xblkfront and xen-blkfront alternating): grants_mapped $gmin+ before, 0 and pages_in_use 0 after each, backend and domain gone; dom0 after cycle 1 -> $n: $MEM_DRIFT (MemFree/Slab KiB before: $m0, after 1: $m1, after $n: $m; grew most: $(slab_growth $LAB_TMP/slab.1 $LAB_TMP/slab.n))"
 }
 
+# _sectors_moved OLD: the backend's sectors key of $G's xvdb is no longer OLD
+_sectors_moved() { [ "$(xs_back "$G" xvdb sectors)" != "$1" ]; }
+
 c_resize() {
-	local s0 s1 i gs
+	local s0 s1 gs
 	be_use "$BACK" || return 1
 	fe_use "$G" "${1:-xen-blkfront}" || return 1
 	truncate -s 256M $LAB_TMP/disk1.img && /usr/sbin/losetup -c /dev/loop1
@@ -338,11 +334,10 @@ c_resize() {
 	s0=$(xs_back "$G" xvdb sectors)
 	truncate -s 320M $LAB_TMP/disk1.img && /usr/sbin/losetup -c /dev/loop1 ||
 		{ case_fail "cannot grow loop1"; return 1; }
-	i=0
-	while [ "$(xs_back "$G" xvdb sectors)" = "$s0" ] && [ $i -lt 100 ]; do sleep 0.2; i=$((i + 1)); done
+	wait_until 20 0.2 _sectors_moved "$s0"
 	s1=$(xs_back "$G" xvdb sectors)
 	expect "backend sectors after growing to 320 MiB" "$s1" $((320 * 2048))
-	g_ok "$G" "i=0; while [ \$(cat /sys/block/xvdb/size) != $s1 ] && [ \$i -lt 100 ]; do sleep 0.2; i=\$((i+1)); done; cat /sys/block/xvdb/size" ||
+	g_ok "$G" "wait_until 20 0.2 size_is xvdb $s1; cat /sys/block/xvdb/size" ||
 		return 1
 	gs=$(grep -v '^XLAB-' "$G_OUT" | tail -1)
 	expect "guest size" "$gs" "$s1"
@@ -503,8 +498,13 @@ c_mapfail() {   # FRONT [BACKEND-PARAMS...]
 # mapfail_destroy: a guest with I/O in flight, fail_map=1 so that every request waits for a
 # retry, is destroyed: the ring threads must stop during the backoff, answer what waits,
 # unmap everything; the vbd and the domain go away
+# _retry_grew DEV R0: DEV's map_retry, into r1, is above R0
+_retry_grew() {
+	r1=$(cat "$1/statistics/map_retry" 2>/dev/null)
+	[ "${r1:-0}" -gt "${2:-0}" ]
+}
 mapfail_destroy() {
-	local q=gd domid dev j jw r0 r1="" w0 w1
+	local q=gd domid dev j r0 r1="" w0 w1
 	guest_create "$q" 2 384 "format=raw,vdev=xvdb,access=rw,target=$(backing nullb1)" ||
 		{ case_fail "could not create guest $q"; return 1; }
 	domid=${G_DOMID[$q]}
@@ -516,37 +516,26 @@ mapfail_destroy() {
 	r0=$(cat "$dev/statistics/map_retry" 2>/dev/null)
 	w0=$(cat "$dev/statistics/wr_req" 2>/dev/null)
 	fail_map 1
-	# wait until requests are waiting: map_retry grows while no request completes
-	j=0
-	while [ $j -lt 20 ]; do
-		sleep 0.5; j=$((j + 1))
-		r1=$(cat "$dev/statistics/map_retry" 2>/dev/null)
-		[ "${r1:-0}" -gt "${r0:-0}" ] && [ $j -ge 4 ] && break
-	done
+	# wait until requests are waiting: map_retry grows while no request completes (2 s at
+	# least, 10 s at most)
+	sleep 2
+	j=$SECONDS
+	wait_until 8 0.5 _retry_grew "$dev" "$r0"
 	w1=$(cat "$dev/statistics/wr_req" 2>/dev/null)
-	jw=$j
+	j=$((SECONDS - j + 2))
 	[ "${r1:-0}" -gt "${r0:-0}" ] ||
 		{ case_fail "gd: map_retry did not grow with fail_map=1 ($r0 -> $r1)"; guest_destroy "$q"; return 1; }
 	log "mapfail destroy: d$domid map_retry $r0 -> $r1, wr_req $w0 -> $w1, grants_mapped=$(cat $DRV/grants_mapped) pages_in_use=$(cat $DRV/pages_in_use); destroying"
 	guest_destroy "$q"
-	j=0
-	while [ -e "$dev" ] && [ $j -lt 100 ]; do sleep 0.2; j=$((j + 1)); done
-	[ -e "$dev" ] && { case_fail "backend device ${dev##*/} still there 20 s after the destroy (fail_map=1)"; return 1; }
+	wait_until 20 0.2 ! test -e "$dev" ||
+		{ case_fail "backend device ${dev##*/} still there 20 s after the destroy (fail_map=1)"; return 1; }
 	fail_map 0
-	j=0
-	while xenstore-exists "/local/domain/0/backend/vbd/$domid" 2>/dev/null && [ $j -lt 100 ]; do
-		sleep 0.2; j=$((j + 1))
-	done
-	xenstore-exists "/local/domain/0/backend/vbd/$domid" 2>/dev/null &&
+	wait_until 20 0.2 ! xenstore-exists "/local/domain/0/backend/vbd/$domid" 2>/dev/null ||
 		{ case_fail "backend/vbd/$domid still in xenstore 20 s after the destroy"; return 1; }
 	no_leak "after destroying gd during a backoff" || return 1
-	j=0
-	while xl list 2>/dev/null | awk -v d="$domid" '$2 == d {f = 1} END {exit !f}' && [ $j -lt 100 ]; do
-		sleep 0.2; j=$((j + 1))
-	done
-	xl list 2>/dev/null | awk -v d="$domid" '$2 == d {f = 1} END {exit !f}' &&
+	wait_until 20 0.2 ! domain_listed "$domid" ||
 		{ case_fail "domain $domid still exists 20 s after the destroy"; return 1; }
-	case_note "destroy of d$domid during a backoff (fail_map=1, map_retry $r0 -> $r1 in ${jw}x0.5 s, wr_req $w0 -> $w1): vbd and domain gone, grants_mapped=0 pages_in_use=0"
+	case_note "destroy of d$domid during a backoff (fail_map=1, map_retry $r0 -> $r1 in ${j} s, wr_req $w0 -> $w1): vbd and domain gone, grants_mapped=0 pages_in_use=0"
 }
 
 # mem_free_kb: dom0's MemFree in KiB (a builtin read: no fork under memory pressure)
@@ -679,15 +668,10 @@ c_pgnt_lru() {
 	be_use "$BACK"
 }
 
-if [ ! -f /extra/xblkback.ko ]; then
-	case_skip all "xblkback.ko not in the image"
-	suite_end
-	exit
-fi
+suite_require
 # shellcheck disable=SC2034  # (read by suite_begin in cases.sh)
 FRONT=xen-blkfront
 if suite_begin; then
-	want() { [ -z "${XLAB_CASES:-}" ] || [[ ,$XLAB_CASES, == *,$1,* ]]; }
 	if [ -f /extra/xblkfront.ko ]; then
 		want nullb4k-ours && run_case nullb4k-ours c_nullb4k xblkfront
 		want geometry-ours && run_case geometry-ours c_geometry xblkfront
@@ -710,6 +694,6 @@ if suite_begin; then
 	want mempressure && run_case mempressure c_mempressure "$([ -f /extra/xblkfront.ko ] && echo xblkfront || echo xen-blkfront)"
 	[ -e "$FAIL_MAP" ] && fail_map 0
 else
-	case_begin setup; case_fail "suite setup failed"; case_end
+	setup_failed
 fi
 suite_end

@@ -2,15 +2,17 @@
 # shellcheck shell=bash disable=SC2034,SC2154
 # Suite "back": our xblkback in dom0, with our xblkfront (cases "ours-*") and with the in-tree
 # xen-blkfront (cases "intree-*", a subset) in the guest.
+# what run.sh needs to know about this suite (README.md "Suite metadata")
+suite_meta() {
+	SUITE_DEFAULT=3
+	SUITE_TIMEOUT=1500
+	SUITE_NEEDS="blkback/xblkback.ko"
+}
 . /lab/dom0.sh
 . /lab/cases.sh
 . /lab/data-cases.sh
 G=g1 BACK=xblkback
-if [ ! -f /extra/xblkback.ko ]; then
-	case_skip all "xblkback.ko not in the image"
-	suite_end
-	exit
-fi
+suite_require
 FRONT=xblkfront
 [ -f /extra/xblkfront.ko ] || FRONT=xen-blkfront
 if suite_begin; then
@@ -24,6 +26,6 @@ if suite_begin; then
 	data_cases intree- -qdisk -nullb-q1 -indirect-off -persistent-on -persistent-beoff -ring-order2 \
 		-ring-order-fe1 -hotplug -sched ~loop-q2 ~indirect-on ~persistent-off ~ext4
 else
-	case_begin setup; case_fail "suite setup failed"; case_end
+	setup_failed
 fi
 suite_end

@@ -12,6 +12,15 @@
 #   compare    every test the in-tree pair passes passes with ours too
 #   ours-run / intree-run   the whole blktests run: attach, check's exit status, detach, no
 #              kernel problem in the guest or dom0
+# what run.sh needs to know about this suite (README.md "Suite metadata")
+suite_meta() {
+	SUITE_TIMEOUT=2400
+	# blktests and the tools it runs ride in the guest image (extras/blktests.sh), which
+	# dom0's initramfs carries and unpacks
+	SUITE_IMAGE=blktests
+	SUITE_DOM0_MEM=1536
+	SUITE_NEEDS="blkfront/xblkfront.ko blkback/xblkback.ko"
+}
 . /lab/dom0.sh
 . /lab/cases.sh
 G=g1
@@ -95,11 +104,7 @@ c_compare() {
 	case_note "ours passes: $(awk '$2 == "passed" { printf "%s ", $1 }' "$LAB_TMP/bt.ours-")"
 }
 
-if [ ! -f /extra/xblkback.ko ] || [ ! -f /extra/xblkfront.ko ]; then
-	case_skip all "xblkfront.ko or xblkback.ko not in the image"
-	suite_end
-	exit
-fi
+suite_require
 FRONT=xblkfront BACK=xblkback
 if suite_begin 2; then
 	run_case ours-run c_blktests ours-
@@ -109,6 +114,6 @@ if suite_begin 2; then
 	bt_cases intree-
 	run_case compare c_compare
 else
-	case_begin setup; case_fail "suite setup failed"; case_end
+	setup_failed
 fi
 suite_end

@@ -4,6 +4,13 @@
 # backend if built (else the in-tree one; xlab.back=...) over null_blk; fio random read 4 KiB, sequential read and write 1 MiB,
 # ~10 s each (xlab.runtime=N). Prints fio's IOPS/bandwidth lines. Under TCG the numbers are
 # ~1000x below hardware: a functional demo, not a benchmark.
+# what run.sh needs to know about this suite (README.md "Suite metadata")
+suite_meta() {
+	SUITE_DEFAULT=4
+	SUITE_TIMEOUT=480
+	# (XLAB_OPTS front=xen-blkfront: the in-tree frontend, ours is not needed)
+	[ "$(xlab_str front xblkfront)" = xen-blkfront ] || SUITE_NEEDS="blkfront/xblkfront.ko"
+}
 . /lab/dom0.sh
 . /lab/cases.sh
 G=g1 FRONT=${XLAB_FRONT:-xblkfront} BACK=${XLAB_BACK:-}
@@ -34,11 +41,10 @@ c_demo() {
 	g_out | grep XLAB-FEINFO
 }
 
-if [ "$FRONT" = xblkfront ] && [ ! -f /extra/xblkfront.ko ]; then
-	case_skip fio "xblkfront.ko not in the image"
-elif suite_begin; then
+suite_require
+if suite_begin; then
 	run_case fio c_demo
 else
-	case_begin setup; case_fail "suite setup failed"; case_end
+	setup_failed
 fi
 suite_end

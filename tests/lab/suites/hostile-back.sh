@@ -52,6 +52,11 @@
 #                  apart, with the bad key rewritten each time (connect_loop): xblkfront must
 #                  have logged the bad key once, and nothing while the loop runs
 #   recover        after all of that, xblkback and a normal disk: fio verify passes
+# what run.sh needs to know about this suite (README.md "Suite metadata")
+suite_meta() {
+	SUITE_TIMEOUT=2400
+	SUITE_NEEDS="blkfront/xblkfront.ko blkback/xblkback.ko tests/hostile-back/xblkhostileback.ko"
+}
 . /lab/dom0.sh
 . /lab/cases.sh
 G=g1 BACK=xblkback FRONT=xblkfront
@@ -108,7 +113,7 @@ hb_attach() {
 # fails, the case fails and the vbd is removed by force (-f) so that the guest can go on; the
 # vbd must then be gone from both ends
 hb_detach() {
-	local vdev=$1 devid t0 rc i keep=() d fst bst
+	local vdev=$1 devid t0 rc keep=() d fst bst
 	devid=$(vdev_devid "$vdev")
 	t0=$SECONDS
 	log "xl block-detach $G $vdev"
@@ -121,11 +126,7 @@ hb_detach() {
 		timeout 90 xl block-detach -f "$G" "$vdev"
 		rc="$rc, -f: $?"
 	fi
-	i=0
-	while xenstore-exists "/local/domain/0/backend/vbd/${G_DOMID[$G]}/$devid" 2>/dev/null && [ $i -lt 150 ]; do
-		sleep 0.2; i=$((i + 1))
-	done
-	xenstore-exists "/local/domain/0/backend/vbd/${G_DOMID[$G]}/$devid" 2>/dev/null &&
+	wait_until 30 0.2 ! xenstore-exists "/local/domain/0/backend/vbd/${G_DOMID[$G]}/$devid" 2>/dev/null ||
 		{ case_fail "backend of $vdev still in xenstore 30 s after xl block-detach (rc=$rc)"; return 1; }
 	g_ok -t 60 "$G" "waitgone /dev/$vdev 30" || return 1
 	for d in "${CASE_DISKS[@]}"; do [ "$d" = "$G:$vdev" ] || keep+=("$d"); done
@@ -140,14 +141,22 @@ hb_detach() {
 
 # wait_fe_closed VDEV SECS: the frontend leaves Connected for Closing (5) or Closed (6)
 wait_fe_closed() {
-	local i=0 st
-	while [ $i -lt $(($2 * 5)) ]; do
-		st=$(fe_state "$1")
-		[ "$st" = 5 ] || [ "$st" = 6 ] && return 0
-		sleep 0.2; i=$((i + 1))
-	done
+	local st
+	wait_until "$2" 0.2 _fe_closed "$1" && return 0
 	case_fail "frontend state is '$st' $2 s later (want 5 Closing or 6 Closed)"
 	return 1
+}
+
+# _fe_closed VDEV: the frontend's state, into st, is Closing or Closed
+_fe_closed() {
+	st=$(fe_state "$1")
+	[ "$st" = 5 ] || [ "$st" = 6 ]
+}
+
+# _responses_reach N: the hostile backend's responses on xvdb, into rm0, are N or more
+_responses_reach() {
+	rm0=$(hb_attr xvdb responses)
+	[ "$rm0" -ge "$1" ] 2>/dev/null
 }
 
 # fe_error VDEV: what the frontend wrote with xenbus_dev_fatal()
@@ -179,7 +188,7 @@ recover() {
 # c_fault MODE WHY SCHED: WHY is xblkfront's word for the violation (include/xblk/wire.h),
 # SCHED the guest disk's I/O scheduler (none: plugged batches go through ->queue_rqs())
 c_fault() {
-	local mode=$1 why=$2 sched=$3 r0 rm0 r1 f fid rc okio legit err st i
+	local mode=$1 why=$2 sched=$3 r0 rm0 r1 f fid rc okio legit err st
 	hb_use || return 1
 	fe_use "$G" "$FRONT" || return 1
 	g_log_mark || return 1
@@ -201,14 +210,11 @@ c_fault() {
 		--output-format=terse --terse-version=3 > /tmp/hf.out 2> /tmp/hf.err; echo \$? > /tmp/hf.rc) \
 		> /dev/null 2>&1 &" || return 1
 	# the fault goes on once fio's reads flow (at least 100 answered), at most 30 s later
-	i=0
 	rm0=$r0
-	while [ "$rm0" -lt $((r0 + 100)) ] && [ $i -lt 150 ]; do
-		sleep 0.2; i=$((i + 1)); rm0=$(hb_attr xvdb responses)
-	done
+	wait_until 30 0.2 _responses_reach $((r0 + 100))
 	[ "$rm0" -gt "$r0" ] || case_fail "no I/O reached the backend in 30 s ($r0 -> $rm0 responses)"
 	echo "$mode" > $HBP/fault || { case_fail "cannot set fault=$mode"; return 1; }
-	g_run -t 150 "$G" "i=0; while [ ! -f /tmp/hf.rc ] && [ \$i -lt 1100 ]; do sleep 0.1; i=\$((i+1)); done
+	g_run -t 150 "$G" "wait_until 110 0.1 test -f /tmp/hf.rc
 		echo fio_rc=\$(cat /tmp/hf.rc 2>/dev/null || echo none)
 		awk -F';' '/^3;/{print \"fio_err=\" \$5 \" fio_kib=\" \$6}' /tmp/hf.out; grep -m2 -i error /tmp/hf.err; true"
 	rc=$(g_field fio_rc) err=$(g_field fio_err) okio=$(g_field fio_kib)
@@ -257,7 +263,7 @@ FE_SYS=/sys/bus/xen/devices/vbd-$DEVID
 # c_queue_rqs_broken: a ring breaks in the middle of ->queue_rqs() batches; every request
 # must be ended exactly once
 c_queue_rqs_broken() {
-	local r0 rm0 i rc err stopped warn okio
+	local r0 rm0 rc err stopped warn okio
 	hb_use || return 1
 	fe_use "$G" "$FRONT" || return 1
 	g_log_mark || return 1
@@ -279,13 +285,11 @@ c_queue_rqs_broken() {
 			--time_based --output-format=terse --terse-version=3 > /tmp/qr.out 2> /tmp/qr.err
 		echo \$? > /tmp/qr.rc1; echo \$rt > /proc/sys/kernel/sched_rt_runtime_us
 		mv /tmp/qr.rc1 /tmp/qr.rc) > /dev/null 2>&1 &" || return 1
-	i=0 rm0=$r0
-	while [ "$rm0" -lt $((r0 + 200)) ] && [ $i -lt 40 ]; do
-		sleep 0.2; i=$((i + 1)); rm0=$(hb_attr xvdb responses)
-	done
+	rm0=$r0
+	wait_until 8 0.2 _responses_reach $((r0 + 200))
 	[ "$rm0" -gt "$r0" ] || { case_fail "no I/O reached the backend in 8 s"; return 1; }
 	echo batch_unknown_id > $HBP/fault || { case_fail "cannot set fault=batch_unknown_id"; return 1; }
-	g_run -t 90 "$G" "i=0; while [ ! -f /tmp/qr.rc ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i+1)); done
+	g_run -t 90 "$G" "wait_until 60 0.1 test -f /tmp/qr.rc
 		echo fio_rc=\$(cat /tmp/qr.rc 2>/dev/null || echo none) rt=\$(cat /proc/sys/kernel/sched_rt_runtime_us) \
 			stopped=\$(cat $FE_SYS/queue-0/ring_stopped 2>/dev/null || echo none) \
 			warn=\$(dmesg | tail -n +$((LOG_MARK + 1)) | grep -c 'WARNING:')
@@ -327,8 +331,7 @@ c_timeout_report() {
 		--output-format=terse --terse-version=3 > /tmp/ht.out 2> /tmp/ht.err
 		echo \$? > /tmp/ht.rc) > /dev/null 2>&1 &" || return 1
 	# the report: the first request times out after 3-4 s (blk-mq rounds up to the second)
-	g_ok -t 60 "$G" "i=0; while ! dmesg | tail -n +$((LOG_MARK + 1)) | grep -q 'xvdb: no answer from the backend' &&
-			[ \$i -lt 150 ]; do sleep 0.1; i=\$((i+1)); done
+	g_ok -t 60 "$G" "wait_until 15 0.1 klog_has $((LOG_MARK + 1)) 'xvdb: no answer from the backend'
 		dmesg | tail -n +$((LOG_MARK + 1)) | grep -m1 'xvdb: no answer from the backend'
 		echo n1=\$(cat $FE_SYS/xblk/timeouts); sleep 4
 		echo n2=\$(cat $FE_SYS/xblk/timeouts) inflight=\$(awk '{print \$1 + \$2}' /sys/block/xvdb/inflight) \
@@ -349,10 +352,10 @@ c_timeout_report() {
 	g_ok -t 60 "$G" "echo 10 > /proc/sys/kernel/hung_task_timeout_secs; rm -f /tmp/ub.rc
 		t0=\$(cut -d' ' -f1 /proc/uptime)
 		(echo vbd-$DEVID > /sys/bus/xen/drivers/xblkfront/unbind; echo \$? > /tmp/ub.rc) &
-		i=0; while [ ! -f /tmp/ub.rc ] && [ \$i -lt 250 ]; do sleep 0.1; i=\$((i+1)); done
+		wait_until 25 0.1 test -f /tmp/ub.rc
 		t1=\$(cut -d' ' -f1 /proc/uptime)
 		echo unbind_rc=\$(cat /tmp/ub.rc 2>/dev/null || echo none) unbind_s=\$(awk \"BEGIN{print \$t1 - \$t0}\")
-		i=0; while [ ! -f /tmp/ht.rc ] && [ \$i -lt 150 ]; do sleep 0.1; i=\$((i+1)); done
+		wait_until 15 0.1 test -f /tmp/ht.rc
 		echo fio_rc=\$(cat /tmp/ht.rc 2>/dev/null || echo none)
 		awk -F';' '/^3;/{print \"fio_err=\" \$5}' /tmp/ht.out
 		echo 120 > /proc/sys/kernel/hung_task_timeout_secs" || return 1
@@ -606,7 +609,7 @@ c_resize_flood() {
 	dt=$(awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.1f", b - a}')
 	want=$(hb_attr xvdb sectors)
 	# the last size must land (xblkfront: a second later at worst); then 2 s for stragglers
-	g_ok -t 60 "$G" "i=0; while [ \$(cat /sys/block/xvdb/size) != $want ] && [ \$i -lt 150 ]; do sleep 0.1; i=\$((i+1)); done
+	g_ok -t 60 "$G" "wait_until 15 0.1 size_is xvdb $want
 		sleep 2; echo size=\$(cat /sys/block/xvdb/size) s1=$KSEQ u1=\$(cat /sys/kernel/uevent_seqnum) \
 			f1=\$(dmesg | grep -c 'folded in')
 		dmesg | grep -E 'capacity' | tail -2" || return 1
@@ -691,12 +694,7 @@ c_pss_small() {
 	hb_detach xvdb
 }
 
-if [ ! -f /extra/$HB.ko ] || [ ! -f /extra/xblkfront.ko ] || [ ! -f /extra/xblkback.ko ]; then
-	case_skip all "$HB.ko, xblkfront.ko or xblkback.ko not in the image"
-	suite_end
-	exit
-fi
-want() { [ -z "${XLAB_CASES:-}" ] || [[ ,$XLAB_CASES, == *,$1,* ]]; }
+suite_require
 # one vCPU: the frontend then uses one queue whatever the backend offers
 if suite_begin 1; then
 	want fault-unknown_id && run_case fault-unknown_id c_fault unknown_id "id out of range" mq-deadline
@@ -733,6 +731,6 @@ if suite_begin 1; then
 	want recover && run_case recover recover xvdb 8M 16M
 	hb_unload
 else
-	case_begin setup; case_fail "suite setup failed"; case_end
+	setup_failed
 fi
 suite_end

@@ -64,6 +64,11 @@
 #                third guest's xl block-attach takes about its idle time meanwhile (the thread
 #                that started is stopped by the teardown work, not on xenwatch); the vbd
 #                closes, detaches, nothing stays mapped
+# what run.sh needs to know about this suite (README.md "Suite metadata")
+suite_meta() {
+	SUITE_TIMEOUT=1800
+	SUITE_NEEDS="blkback/xblkback.ko tests/hostile/xblkhostile.ko"
+}
 # shellcheck source=/dev/null
 . /lab/dom0.sh
 # shellcheck source=/dev/null
@@ -92,6 +97,8 @@ vbd_tag() { echo "vbd-${G_DOMID[$G]}-$(vdev_devid "$VDEV")"; }
 klines() { dmesg | grep -c "xblkback $(vbd_tag):"; }
 # klog_since N: those lines after the first N
 klog_since() { dmesg | grep "xblkback $(vbd_tag):" | tail -n +$(($1 + 1)); }
+# klog_match N REGEX: one of those lines after the first N matches REGEX (grep -E)
+klog_match() { klog_since "$1" | grep -qE "$2"; }
 
 # h_load: xblkhostile instead of a block frontend in $G, debugfs mounted
 h_load() {
@@ -106,7 +113,7 @@ h_attach() {
 	spec="format=raw,vdev=$VDEV,access=rw${2:+,$2},target=$(backing "$1")"
 	log "xl block-attach $G $spec"
 	timeout 90 xl block-attach "$G" "$spec" || { case_fail "xl block-attach $G $spec failed"; return 1; }
-	g_ok "$G" "i=0; while ! grep -q 'connected=1' $HD/status && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i+1)); done
+	g_ok "$G" "wait_until 30 0.1 grep -q 'connected=1' $HD/status
 		cat $HD/status; grep -q 'connected=1' $HD/status" || return 1
 	H_STATUS=$(grep -o 'device=.*' "$G_OUT" | head -1)
 }
@@ -274,7 +281,7 @@ nn_start() {
 nn_stop() {
 	local fails passes
 	g_ok "$NN" "touch /tmp/nn.stop" || return 1
-	g_ok -t 240 "$NN" "while ! grep -q NN-DONE /tmp/nn.out; do sleep 1; done; cat /tmp/nn.out; kcheck" || return 1
+	g_ok -t 240 "$NN" "wait_until 240 1 grep -q NN-DONE /tmp/nn.out; cat /tmp/nn.out; kcheck" || return 1
 	fails=$(grep -c NN-FAIL "$G_OUT") passes=$(grep -c NN-PASS "$G_OUT")
 	[ "$fails" = 0 ] || case_fail "the neighbour's fio verify failed: $(grep -v '^XLAB-' "$G_OUT" | grep -iE 'err|verify' | head -3 | tr '\n' '|' | cut -c1-300)"
 	[ "$passes" -ge 1 ] || case_fail "the neighbour completed no fio verify run"
@@ -365,6 +372,14 @@ slow_disk() {
 		{ case_fail "no slow null_blk"; return 1; }
 }
 
+# _be_state_in STATE...: the backend state of $G's $VDEV, into st, is one of STATEs
+_be_state_in() {
+	local s
+	st=$(xs_back "$G" $VDEV state)
+	for s in "$@"; do [ "$st" = "$s" ] && return 0; done
+	return 1
+}
+
 # h_attach_reg BACKING [OPTS]: h_attach, and let run_case detach it at the end
 h_attach_reg() {
 	h_attach "$@" || return 1
@@ -377,7 +392,7 @@ h_attach_reg() {
 # first, in the same boot: the lab's speed varies), not the 16 s. The slow vbd gets to Closed
 # once its reads are answered (xblkback), and nothing stays mapped.
 c_slowclose() {
-	local be=${1:-$BACK} q=g2 t0 t1 ta tb tc st i
+	local be=${1:-$BACK} q=g2 t0 t1 ta tb tc st
 	slow_disk || return 1
 	be_use "$be" || return 1
 	if [ -z "${G_DOMID[$q]}" ]; then
@@ -407,8 +422,7 @@ c_slowclose() {
 	g_ok "$q" "waitdev /dev/xvdb 45 && dd if=/dev/xvdb of=/dev/null bs=64k count=16 iflag=direct 2>&1 | tail -1" ||
 		case_fail "the second guest's disk does not work"
 	# the slow vbd: Closed once its reads are answered (16 s after they were pushed)
-	i=0
-	while st=$(xs_back "$G" $VDEV state); [ "$st" != 6 ] && [ $i -lt 300 ]; do sleep 0.2; i=$((i + 1)); done
+	wait_until 60 0.2 _be_state_in 6
 	tc=$(awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.1f", b - a}')
 	if [ "$be" = xblkback ]; then
 		expect "slow vbd state" "$st" 6
@@ -521,7 +535,7 @@ c_stormfull() {
 # item queued on system_unbound_wq every 50 ms by tests/probe/xlabprobe.ko waits < 0.5 s), and
 # a ring keeps at most 64 discards in flight (XBB_DISCARD_PAGES against the 4096-page budget)
 c_discards() {
-	local q=g3 qhd=/sys/kernel/debug/xblkhostile max_us i fl1 fl2 a b d0 d1 rc1 rc2 p1 p2
+	local q=g3 qhd=/sys/kernel/debug/xblkhostile max_us fl1 fl2 d0 d1 rc1 rc2 p1 p2
 	# hw_queue_depth 1024: the device must not be what bounds the discards in flight
 	nullb_make nbdisc size=64 memory_backed=1 discard=1 irqmode=2 completion_nsec=2000000000 \
 		hw_queue_depth=1024 &&
@@ -538,7 +552,7 @@ c_discards() {
 	timeout 90 xl block-attach "$q" "format=raw,vdev=$VDEV,access=rw,target=/dev/nbdisc2" ||
 		{ case_fail "xl block-attach $q failed"; return 1; }
 	CASE_DISKS+=("$q:$VDEV")
-	g_ok "$q" "i=0; while ! grep -q 'connected=1' $qhd/status && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i+1)); done
+	g_ok "$q" "wait_until 30 0.1 grep -q 'connected=1' $qhd/status
 		grep -q 'discard=1' $qhd/status" || { case_fail "guest $q: no connected discard-capable disk"; return 1; }
 	insmod /extra/xlabprobe.ko || { case_fail "insmod xlabprobe.ko failed"; return 1; }
 	sleep 1
@@ -552,13 +566,8 @@ c_discards() {
 	( g_run -t 300 "$q" "echo discards > $qhd/run; cat $qhd/run"; echo "$G_RC" > "$LAB_TMP"/disc.rc2
 	  cp "$G_OUT" "$LAB_TMP"/disc.out2 ) &
 	p2=$!
-	fl1=0 fl2=0 i=0
-	while { [ ! -f "$LAB_TMP"/disc.rc1 ] || [ ! -f "$LAB_TMP"/disc.rc2 ]; } && [ $i -lt 1500 ]; do
-		read -r _ a < /sys/block/nbdisc/inflight; read -r _ b < /sys/block/nbdisc2/inflight
-		[ "$a" -gt "$fl1" ] && fl1=$a
-		[ "$b" -gt "$fl2" ] && fl2=$b
-		sleep 0.2; i=$((i + 1))
-	done
+	fl1=0 fl2=0
+	wait_until 300 0.2 _discards_done
 	# (not a bare wait: the guests' console streams are background jobs too)
 	wait $p1 $p2
 	max_us=$(cat $PROBE/unbound_max_us)
@@ -580,6 +589,17 @@ c_discards() {
 	guest_destroy "$q"
 	disk_detach "$G" $VDEV || return 1
 	no_leak "after detach"
+}
+
+# _discards_done: both guests' discard runs ended; else the most discards in flight on each
+# device so far, sampled into c_discards' fl1 and fl2
+_discards_done() {
+	local a b
+	[ -f "$LAB_TMP"/disc.rc1 ] && [ -f "$LAB_TMP"/disc.rc2 ] && return 0
+	read -r _ a < /sys/block/nbdisc/inflight; read -r _ b < /sys/block/nbdisc2/inflight
+	[ "$a" -gt "$fl1" ] && fl1=$a
+	[ "$b" -gt "$fl2" ] && fl2=$b
+	return 1
 }
 
 # bigfrag: dom0's memory fragmented (tests/probe/xlabprobe.ko: nothing free above 16 KiB,
@@ -696,7 +716,7 @@ c_keys() {
 }
 
 keys_try() {
-	local spec=$1 re=$2 be k0 new st i maxo maxq err
+	local spec=$1 re=$2 be k0 new st maxo maxq err
 	be=$(be_path)
 	xenstore-rm "$(dirname "$(err_node)")" 2>/dev/null
 	k0=$(klines)
@@ -707,8 +727,7 @@ keys_try() {
 		{ case_fail "xl block-attach failed"; return 1; }
 	CASE_DISKS+=("$G:$VDEV")
 	# the backend has the disk open: accepted keys would connect at once
-	i=0
-	while ! klog_since "$k0" | grep -qE ': device [0-9]+:[0-9]+ ' && [ $i -lt 100 ]; do sleep 0.2; i=$((i + 1)); done
+	wait_until 20 0.2 klog_match "$k0" ': device [0-9]+:[0-9]+ '
 	maxo=$(xenstore-read "$be/max-ring-page-order") maxq=$(xenstore-read "$be/multi-queue-max-queues")
 	if [ -z "$maxo" ] || [ -z "$maxq" ]; then case_fail "backend maxima not in xenstore"; return 1; fi
 	spec=${spec//@MAXO1@/$((maxo + 1))}
@@ -717,20 +736,17 @@ keys_try() {
 		# raw:KEY=VALUE: the usual keys, then KEY rewritten by xenstore-write, whose \xNN
 		# escapes can put a NUL inside (no spec can); @K@ in VALUE is key K's value
 		local kv=${spec#raw:} dir=device/vbd/$(vdev_devid "$VDEV")
-		g_ok "$G" "i=0; while ! grep -q held=1 $HD/keys && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i + 1)); done
+		g_ok "$G" "wait_until 10 0.1 grep -q held=1 $HD/keys
 			grep -q held=1 $HD/keys && echo write > $HD/keys && v='${kv#*=}' &&
 			for k in ring-ref event-channel; do v=\${v//@\$k@/\$(xenstore-read $dir/\$k)}; done &&
 			xenstore-write $dir/${kv%%=*} \"\$v\" && echo go > $HD/keys && cat $HD/status" || return 1
 	else
-		g_ok "$G" "i=0; while ! grep -q held=1 $HD/keys && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i + 1)); done
+		g_ok "$G" "wait_until 10 0.1 grep -q held=1 $HD/keys
 			grep -q held=1 $HD/keys && printf 'set %b' '$spec' > /tmp/keys.spec &&
 			dd if=/tmp/keys.spec of=$HD/keys bs=8k 2>/dev/null && echo go > $HD/keys && cat $HD/status" || return 1
 	fi
 	# refused: Closing (5) or, once we followed, Closed (6)
-	i=0
-	while st=$(xenstore-read "$be/state" 2>/dev/null); [ "$st" != 5 ] && [ "$st" != 6 ] && [ $i -lt 100 ]; do
-		sleep 0.2; i=$((i + 1))
-	done
+	wait_until 20 0.2 _be_state_in 5 6
 	sleep 1
 	st=$(xenstore-read "$be/state" 2>/dev/null)
 	[ "$st" = 5 ] || [ "$st" = 6 ] || case_fail "backend state $st, not Closing/Closed"
@@ -765,12 +781,7 @@ attack() {   # NAME CASE ARG COUNTER REGEX
 	want "$1" && run_case "$1" c_attack "${@:2}"
 }
 
-if [ ! -f /extra/xblkback.ko ] || [ ! -f /extra/xblkhostile.ko ]; then
-	case_skip all "xblkback.ko or xblkhostile.ko not in the image"
-	suite_end
-	exit
-fi
-want() { [ -z "${XLAB_CASES:-}" ] || [[ ,$XLAB_CASES, == *,$1,* ]]; }
+suite_require
 if suite_begin; then
 	run_case setup c_setup
 	want good && run_case good c_good
@@ -791,9 +802,9 @@ if suite_begin; then
 	for k in "${KEYS[@]}"; do
 		IFS='|' read -r m kspec kre <<< "$k"
 		keys_selected "$m" || continue
-		{ want keys || want "keys-$m"; } && run_case "keys-$m" c_keys "$kspec" "$kre"
+		want keys "keys-$m" && run_case "keys-$m" c_keys "$kspec" "$kre"
 	done
-	{ want keys || want keys-good; } && run_case keys-good c_keys_good
+	want keys keys-good && run_case keys-good c_keys_good
 	want persistent && run_case persistent c_persistent
 	want readonly && run_case readonly c_readonly
 	want unaligned && run_case unaligned c_unaligned
@@ -805,6 +816,6 @@ if suite_begin; then
 	want ringstart && run_case ringstart c_ringstart
 	want slowclose && long_only slowclose-intree && run_case slowclose-intree c_slowclose xen-blkback
 else
-	case_begin setup; case_fail "suite setup failed"; case_end
+	setup_failed
 fi
 suite_end

@@ -2,6 +2,10 @@
 # shellcheck shell=bash disable=SC2034,SC2154
 # Suite "intree": the in-tree pair (xen-blkfront in the guest, xen-blkback in dom0) through the
 # lab's cases. The interop baseline: when this fails, suspect the lab, not our drivers.
+# what run.sh needs to know about this suite (README.md "Suite metadata")
+suite_meta() {
+	SUITE_DEFAULT=1
+}
 . /lab/dom0.sh
 . /lab/cases.sh
 . /lab/data-cases.sh
@@ -10,6 +14,6 @@ if suite_begin; then
 	# (nullb-q1 and ring-order-fe1 are covered by "front" against the same backend)
 	data_cases "" -nullb-q1 -ring-order-fe1 -sched
 else
-	case_begin setup; case_fail "suite setup failed"; case_end
+	setup_failed
 fi
 suite_end

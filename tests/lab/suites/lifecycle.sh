@@ -36,6 +36,11 @@
 # must still have finished (vbd gone, nothing mapped, no dom0 warning); the guest is replaced and
 # the cycles go on, up to 3 such hangs; that cycle's writes are not checked (their log was in
 # the guest). Any other hang fails, and so does a run of xblkback in which no cycle completed.
+# what run.sh needs to know about this suite (README.md "Suite metadata")
+suite_meta() {
+	SUITE_TIMEOUT=$((600 + 90 * $(xlab_opt detach_cycles 10)))
+	SUITE_NEEDS="blkback/xblkback.ko"
+}
 . /lab/dom0.sh
 . /lab/cases.sh
 G=g1 BACK=xblkback
@@ -47,22 +52,24 @@ DETACH_TIMEOUT=30
 # holds no grant and no page (waits up to 20 s: the backend may still be finishing the I/O the
 # guest had in flight)
 wait_no_vbd() {
-	local devid i=0 g=0 p=0
+	local devid g=0 p=0
 	devid=$(vdev_devid "$2")
-	while [ $i -lt 100 ]; do
-		[ "$BACK" = xblkback ] &&
-			g=$(cat $DRV/grants_mapped 2>/dev/null) p=$(cat $DRV/pages_in_use 2>/dev/null)
-		! xenstore-exists "/local/domain/0/backend/vbd/${G_DOMID[$1]}/$devid" 2>/dev/null &&
-			[ ! -e "/sys/bus/xen-backend/devices/vbd-${G_DOMID[$1]}-$devid" ] &&
-			[ "$g" = 0 ] && [ "$p" = 0 ] && return 0
-		sleep 0.2; i=$((i + 1))
-	done
+	wait_until 20 0.2 _no_vbd "$1" "$devid" && return 0
 	xenstore-exists "/local/domain/0/backend/vbd/${G_DOMID[$1]}/$devid" 2>/dev/null &&
 		case_fail "$3: backend/vbd/${G_DOMID[$1]}/$devid still in xenstore: $(xenstore-ls -f "/local/domain/0/backend/vbd/${G_DOMID[$1]}/$devid" 2>/dev/null | grep -E '/state |/online ' | tr '\n' ' ')"
 	[ -e "/sys/bus/xen-backend/devices/vbd-${G_DOMID[$1]}-$devid" ] &&
 		case_fail "$3: backend device vbd-${G_DOMID[$1]}-$devid still in sysfs"
 	[ "$g" = 0 ] && [ "$p" = 0 ] || case_fail "$3: xblkback grants_mapped=$g pages_in_use=$p 20 s after the detach"
 	return 1
+}
+
+# _no_vbd NAME DEVID: wait_no_vbd's condition; leaves xblkback's counts in its g and p
+_no_vbd() {
+	[ "$BACK" = xblkback ] &&
+		g=$(cat $DRV/grants_mapped 2>/dev/null) p=$(cat $DRV/pages_in_use 2>/dev/null)
+	! xenstore-exists "/local/domain/0/backend/vbd/${G_DOMID[$1]}/$2" 2>/dev/null &&
+		[ ! -e "/sys/bus/xen-backend/devices/vbd-${G_DOMID[$1]}-$2" ] &&
+		[ "$g" = 0 ] && [ "$p" = 0 ]
 }
 
 # forget_disk NAME VDEV: drop it from the disks run_case detaches at the end
@@ -236,15 +243,10 @@ c_detach() {
 	case_note "after the last detach:$([ "$BACK" = xblkback ] && echo " grants_mapped=0 pages_in_use=0,") no vbd$([ -n "${G_DOMID[$G]:-}" ] && echo ", $fe refcnt 0"); dom0 MemFree/Slab KiB after the first completed cycle -> after the last: $m0 -> $m1"
 }
 
-if [ ! -f /extra/xblkback.ko ]; then
-	case_skip all "xblkback.ko not in the image"
-	suite_end
-	exit
-fi
+suite_require
 # shellcheck disable=SC2034  # (read by suite_begin in cases.sh)
 FRONT=xen-blkfront
 if suite_begin; then
-	want() { [ -z "${XLAB_CASES:-}" ] || [[ ,$XLAB_CASES, == *,$1,* ]]; }
 	# the hotplug script's first run can exceed libxl's timeout on a loaded host (seen once):
 	# one attach and detach of another device first, outside the cases
 	log "warm-up: attach and detach nullb2 (xen-blkfront)"
@@ -265,6 +267,6 @@ if suite_begin; then
 		want detach-intreepair && case_skip detach-intreepair "the in-tree pair's reference for detach-intree; runs with detach_intree=1"
 	fi
 else
-	case_begin setup; case_fail "suite setup failed"; case_end
+	setup_failed
 fi
 suite_end

@@ -43,6 +43,14 @@
 # The guests boot a small image (build-images.sh: the agent, both frontends and xlab-ackw, no
 # fio) with 128 MiB each: 16 of them and dom0 fit in the lab's memory (run.sh gives QEMU 4 GiB
 # for this suite).
+# what run.sh needs to know about this suite (README.md "Suite metadata")
+suite_meta() {
+	SUITE_TIMEOUT=3600
+	SUITE_CLOCK=icount
+	SUITE_QEMU_MEM=4096
+	SUITE_IMAGE=small-guest
+	SUITE_NEEDS="blkfront/xblkfront.ko blkback/xblkback.ko"
+}
 . /lab/dom0.sh
 . /lab/cases.sh
 N=${XLAB_MANY_GUESTS:-16}
@@ -176,29 +184,33 @@ detach_all() {
 	CASE_DISKS=()
 }
 
+# _none_left: no guest's vbd backend is in xenstore; else backends_gone's left names them
+_none_left() {
+	local g
+	left=""
+	for g in "${GUESTS[@]}"; do
+		xenstore-exists "/local/domain/0/backend/vbd/${G_DOMID[$g]}/$DEVID" 2>/dev/null && left="$left $g"
+	done
+	[ -z "$left" ]
+}
+
 # backends_gone LABEL: no vbd backend of any guest left in xenstore (waits up to 20 s)
 backends_gone() {
-	local g i=0 left
-	while :; do
-		left=""
-		for g in "${GUESTS[@]}"; do
-			xenstore-exists "/local/domain/0/backend/vbd/${G_DOMID[$g]}/$DEVID" 2>/dev/null && left="$left $g"
-		done
-		[ -z "$left" ] && return 0
-		[ $i -ge 100 ] && break
-		sleep 0.2; i=$((i + 1))
-	done
+	local left
+	wait_until 20 0.2 _none_left && return 0
 	case_fail "$1: backend still in xenstore for$left"
+}
+
+# _unmapped: xblkback's levels, into no_mapping's gm and pg, are 0
+_unmapped() {
+	read -r gm pg <<< "$(levels)"
+	[ "$gm" = 0 ] && [ "$pg" = 0 ]
 }
 
 # no_mapping LABEL: xblkback holds no grant and no page (waits up to 20 s)
 no_mapping() {
-	local i=0 gm pg
-	while [ $i -lt 100 ]; do
-		read -r gm pg <<< "$(levels)"
-		[ "$gm" = 0 ] && [ "$pg" = 0 ] && return 0
-		sleep 0.2; i=$((i + 1))
-	done
+	local gm pg
+	wait_until 20 0.2 _unmapped && return 0
 	case_fail "$1: xblkback grants_mapped=$gm pages_in_use=$pg 20 s after the last detach"
 }
 
@@ -362,12 +374,8 @@ c_many() {
 	no_mapping "after the last detach" && case_note "after the last detach (${DET_T} s): grants_mapped=0 pages_in_use=0"
 }
 
-if [ ! -f /extra/xblkback.ko ] || [ ! -f /extra/xblkfront.ko ]; then
-	case_skip all "xblkfront.ko or xblkback.ko not in the image"
-	suite_end
-	exit
-fi
-[ -f /guest/domU-small.cpio ] || { case_skip all "no small guest image (/guest/domU-small.cpio)"; suite_end; exit; }
+suite_require
+[ -f /guest/domU-small.cpio ] || skip_suite "no small guest image (/guest/domU-small.cpio)"
 export XLAB_GUEST_RAMDISK=/guest/domU-small.cpio
 log "suite $LAB_SUITE: $N guests, $JOBS writers each (${REGION} MiB), window ${WINDOW}-${WINDOW_MAX} s for >= $MIN_REQS requests per guest; build: $(tr '\n' ' ' < /lab/build-info 2>/dev/null)"
 ok=1
@@ -383,10 +391,9 @@ if [ -n "$ok" ]; then
 	log "$N guests up in $(dt "$t0" "$(now)") s; dom0: $(free -m | awk '/^Mem/{print $3 " MiB used, " $4 " MiB free"}'); Xen: $(xl info | grep -E '^free_memory' | tr -s ' ')"
 fi
 if [ -n "$ok" ]; then
-	want() { [ -z "${XLAB_CASES:-}" ] || [[ ,$XLAB_CASES, == *,$1,* ]]; }
 	want many-shared && run_case many-shared c_many shared
 	want many-separate && run_case many-separate c_many separate
 else
-	case_begin setup; case_fail "creating $N guests failed (${#GUESTS[@]} up)"; case_end
+	setup_failed "creating $N guests failed (${#GUESTS[@]} up)"
 fi
 suite_end

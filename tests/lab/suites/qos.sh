@@ -28,6 +28,12 @@
 #   qos-runtime  ga's VBD moved ga -> gb -> ga through sysfs while fio write+verify and 4 KiB
 #                random reads run: no error, the verify passes, the read rate follows the
 #                limit (about 300 IOPS in ga, several times that in gb)
+# what run.sh needs to know about this suite (README.md "Suite metadata")
+suite_meta() {
+	# rates per virtual second: repeatable
+	SUITE_CLOCK=icount
+	SUITE_NEEDS="blkfront/xblkfront.ko blkback/xblkback.ko"
+}
 . /lab/dom0.sh
 . /lab/cases.sh
 # shellcheck disable=SC2034  # (G: run_case's guest)
@@ -133,8 +139,7 @@ bg() {
 	g_ok "$n" "rm -f /tmp/$t.rc; (xfio $t --ioengine=libaio --direct=1 --filename=/dev/xvdb --randrepeat=0 $* > /tmp/$t.log 2>&1; echo \$? > /tmp/$t.rc) &"
 }
 bg_wait() {
-	g_run -t 150 "$1" "i=0; while [ ! -f /tmp/$2.rc ] && [ \$i -lt 1200 ]; do sleep 0.1; i=\$((i+1)); done
-		cat /tmp/$2.log; exit \$(cat /tmp/$2.rc 2>/dev/null || echo 99)" && return 0
+	g_run -t 150 "$1" "bg_end $2 120" && return 0
 	case_fail "[$1] fio $2 rc=$G_RC: $(grep -v '^XLAB-' "$G_OUT" | tail -3 | tr '\n' '|' | cut -c1-300)"
 }
 # fio_fig FIELD: FIELD (read_iops, write_kibs...) of the last bg_wait's first XLAB-FIO line
@@ -368,16 +373,11 @@ c_runtime() {
 	[ -z "$(qos_write ga "")" ] || case_fail "cannot clear the cgroup"
 }
 
-if [ ! -f /extra/xblkback.ko ] || [ ! -f /extra/xblkfront.ko ]; then
-	case_skip all "xblkback.ko or xblkfront.ko not in the image"
-	suite_end
-	exit
-fi
+suite_require
 case_begin setup
 if qos_setup; then
 	case_note "dm ${DM[*]}, cgroup2 +io down to /xen/{ga,gb}"
 	case_end
-	want() { [ -z "${XLAB_CASES:-}" ] || [[ ,$XLAB_CASES, == *,$1,* ]]; }
 	want qos-max && run_case qos-max c_max
 	want qos-weight && run_case qos-weight c_weight
 	want qos-bad && run_case qos-bad c_bad

@@ -35,6 +35,12 @@
 #                       loaded with 2, only the queue count changes)
 # XLAB_MIGRATE_CYCLES times (default 10). After each one the old domain's backend devices must
 # be gone.
+# what run.sh needs to know about this suite (README.md "Suite metadata")
+suite_meta() {
+	# dom0 keeps the saved guest (384 MiB) in its tmpfs
+	SUITE_DOM0_MEM=1536
+	SUITE_NEEDS="blkback/xblkback.ko"
+}
 . /lab/dom0.sh
 . /lab/cases.sh
 G=g1 BACK=xblkback
@@ -128,13 +134,18 @@ migrate_cycle() {
 	guest_rehook "$G" || { case_fail "cycle $i: $G gone after the migration"; return 1; }
 	[ "${G_DOMID[$G]}" != "$old" ] || { case_fail "cycle $i: same domid $old after the migration"; return 1; }
 	# the old domain's backend devices go away with it
-	k=0
-	while ls -d /sys/bus/xen-backend/devices/vbd-"$old"-* >/dev/null 2>&1 && [ $k -lt 30 ]; do
-		sleep 1; k=$((k + 1))
-	done
-	ls -d /sys/bus/xen-backend/devices/vbd-"$old"-* >/dev/null 2>&1 &&
+	wait_until 30 1 ! vbds_of "$old" ||
 		case_fail "cycle $i: backend devices of the old domain $old still there 30 s later"
 	case_ok
+}
+
+# vbds_of DOMID: the domain still has backend devices in sysfs
+vbds_of() { ls -d /sys/bus/xen-backend/devices/vbd-"$1"-* >/dev/null 2>&1; }
+
+# _fe_settled: $G's xvdb frontend state, into st, is Connected (4), or cannot be read
+_fe_settled() {
+	st=$(xs_front "$G" xvdb state) || return 0
+	[ "$st" = 4 ]
 }
 
 c_restore() {
@@ -183,8 +194,8 @@ c_restore() {
 		grep -q '^WRITERS 9$' "$G_OUT" && ! grep -qE '^(WRITERS-RC|FIO-RC|E )' "$G_OUT" ||
 			{ case_fail "cycle $i: the writers did not survive the restore: $(g_out | tail -4 | tr '\n' '|')"; return 1; }
 		# wait for the frontend to reach Connected with the new backend
-		local st k=0
-		while st=$(xs_front "$G" xvdb state) && [ "$st" != 4 ] && [ $k -lt 60 ]; do sleep 1; k=$((k + 1)); done
+		local st
+		wait_until 60 1 _fe_settled
 		[ "$st" = 4 ] || case_fail "cycle $i: frontend state $st after restore"
 		nq=$(xs_front "$G" xvdb multi-queue-num-queues)
 		no=$(xs_front "$G" xvdb ring-page-order)
@@ -206,7 +217,7 @@ c_restore() {
 	# stop the writers (a log line cut by the kill counts as not acknowledged) and let fio
 	# finish its pass; then check every acknowledged write
 	local w=$((NSEC / 1000000000 * 12 + 60))
-	g_run -t $((w + 240)) "$G" "kill \$(pidof xlab-ackw); touch /tmp/rs.stop; k=0; while [ ! -f /tmp/ackw.rc ] && [ \$k -lt 60 ]; do sleep 1; k=\$((k + 1)); done; [ -f /tmp/ackw.rc ] || echo ACKW-STUCK; k=0; while [ ! -f /tmp/rs.rc ] && [ \$k -lt $w ]; do sleep 1; k=\$((k + 1)); done; if [ ! -f /tmp/rs.rc ]; then echo FIO-STUCK after $w s; io_stuck_dump xvdc fio; fp=\$(pidof fio); kill -9 \$fp; sleep 15; for p in \$fp; do [ -d /proc/\$p ] && echo FIO-UNKILLABLE \$p \$(grep State /proc/\$p/status) \$(cat /proc/\$p/wchan); done; fi; grep -h '^E ' /tmp/ackw/*.log | head -3; echo FIO-LOOP \$(cat /tmp/rs.rc 2>/dev/null); grep -E 'err=|write:|read:|verify' /tmp/rs.log | tail -4"
+	g_run -t $((w + 240)) "$G" "kill \$(pidof xlab-ackw); touch /tmp/rs.stop; wait_until 60 1 test -f /tmp/ackw.rc; [ -f /tmp/ackw.rc ] || echo ACKW-STUCK; wait_until $w 1 test -f /tmp/rs.rc; if [ ! -f /tmp/rs.rc ]; then echo FIO-STUCK after $w s; io_stuck_dump xvdc fio; fp=\$(pidof fio); kill -9 \$fp; sleep 15; for p in \$fp; do [ -d /proc/\$p ] && echo FIO-UNKILLABLE \$p \$(grep State /proc/\$p/status) \$(cat /proc/\$p/wchan); done; fi; grep -h '^E ' /tmp/ackw/*.log | head -3; echo FIO-LOOP \$(cat /tmp/rs.rc 2>/dev/null); grep -E 'err=|write:|read:|verify' /tmp/rs.log | tail -4"
 	grep -q '^E ' "$G_OUT" && case_fail "a writer had an I/O error: $(grep '^E ' "$G_OUT" | tr '\n' '|')"
 	grep -q '^ACKW-STUCK' "$G_OUT" && case_fail "xlab-ackw did not stop within 60 s"
 	grep -q '^FIO-STUCK' "$G_OUT" &&
@@ -243,17 +254,14 @@ c_restore() {
 	case_note "$CYCLES $([ -n "${MIGRATE:-}" ] && echo live migration || echo save/restore) cycles with $BE, queues/order per cycle: $seen"
 }
 
-want() { [ -z "${XLAB_CASES:-}" ] || [[ ,$XLAB_CASES, == *,$1,* ]]; }
-
 # like suite_begin, with a smaller guest (384 MiB: 256 cannot unpack the initramfs): its
 # whole memory goes into dom0's tmpfs at each save (run.sh gives this dom0 1.5 GiB)
 log "suite $LAB_SUITE: BACK=$BACK cycles=$CYCLES; build: $(tr '\n' ' ' < /lab/build-info 2>/dev/null)"
+suite_require
 if [ -n "$MIGRATE" ]; then
 	log "suite $LAB_SUITE: cycles=$CYCLES; build: $(tr '\n' ' ' < /lab/build-info 2>/dev/null)"
 	log "suite $LAB_SUITE: Xen $(xl info | sed -n 's/^xen_version *: *//p'), virt_caps: $(xl info | sed -n 's/^virt_caps *: *//p')"
-	if [ ! -f /extra/xblkfront.ko ] || [ ! -f /extra/xblkback.ko ]; then
-		case_skip all "xblkfront.ko or xblkback.ko not built"
-	elif ! caps=$(xl info | sed -n 's/^virt_caps *: *//p') || [[ " $caps " != *" shadow "* ]]; then
+	if ! caps=$(xl info | sed -n 's/^virt_caps *: *//p') || [[ " $caps " != *" shadow "* ]]; then
 		# a PV guest's live migration tracks dirty pages with Xen's shadow paging; Debian's
 		# Xen 4.17 is built without it (CONFIG_SHADOW_PAGING is not set), and xl migrate
 		# then fails in the sender with "Failed to enable logdirty: 95". run.sh boots this

@@ -5,6 +5,10 @@
 # small programs as fast as it can; the case fails on any user-space crash (dom0 or guest
 # kernel log "traps:/segfault at") or a verify error. Used to compare QEMU settings
 # (XLAB_ACCEL, XLAB_CPU) against the rare spurious user-space faults seen under TCG.
+# what run.sh needs to know about this suite (README.md "Suite metadata")
+suite_meta() {
+	:   # the defaults: 1200 s, wall clock, Debian's Xen, not in the default set
+}
 . /lab/dom0.sh
 . /lab/cases.sh
 G=g1 FRONT=${XLAB_FRONT:-xen-blkfront} BACK=${XLAB_BACK:-xen-blkback}
@@ -23,7 +27,7 @@ c_stress() {
 		bash -c 'x=$(echo a b c | wc -w); [ "$x" = 3 ]' || f=$((f + 1))
 		head -c 100 /proc/cpuinfo | grep -q processor || f=$((f + 1))
 	done
-	g_ok -t 300 "$G" "while [ ! -f /tmp/bg.rc ]; do sleep 1; done; grep -E 'err=|IOPS' /tmp/bg.log; exit \$(cat /tmp/bg.rc)"
+	g_ok -t 300 "$G" "wait_until 300 1 test -f /tmp/bg.rc; grep -E 'err=|IOPS' /tmp/bg.log; exit \$(cat /tmp/bg.rc)"
 	segv=$(dmesg | grep -cE 'segfault at|traps:')
 	case_note "dom0 loop iterations=$n failed=$f dom0 crash lines=$segv"
 	[ "$f" = 0 ] || case_fail "$f dom0 commands failed"
