@@ -6,8 +6,9 @@
 #   deps    scripts/deps.sh: packages and the three kernel trees
 #   unit    make -C tests/unit: userspace unit tests + fuzz corpus replay,
 #           then a short libFuzzer run of each target (make ... fuzz), the
-#           bench report's test, the lab's write checker (test-ackw.sh) and its
-#           expectation helpers (test-expect.sh)
+#           bench report's test, the lab's write checker (test-ackw.sh), its
+#           expectation helpers (test-expect.sh) and its shared helpers
+#           (test-lib.sh: want, wait_until)
 #   style   make style: checkpatch --strict, no function over 60 lines
 #   matrix  scripts/matrix.sh: W=1 + sparse build against 6.1, 6.12 and sid
 #   lab     tests/lab/run.sh front back: Xen under QEMU with our modules
@@ -132,6 +133,7 @@ for s in $stages; do
 			stage bench-report 120 tests/bench/test-report.sh
 			stage ackw 120 tests/lab/tools/test-ackw.sh
 			stage expect 60 tests/lab/tools/test-expect.sh
+			stage lablib 60 tests/lab/tools/test-lib.sh
 		else
 			skip unit "no tests/unit/Makefile"
 		fi ;;

@@ -441,7 +441,11 @@ suite_load() {
 	def=$(sed -n '/^suite_meta() {/,/^}/p' "$HERE/suites/$1.sh" 2>/dev/null)
 	[ -n "$def" ] || { echo "suites/$1.sh: no suite_meta() (README.md \"Suite metadata\")" >&2; return 1; }
 	unset -f suite_meta
-	eval "$def" && suite_meta || { echo "suites/$1.sh: its suite_meta() failed" >&2; return 1; }
+	eval "$def"
+	if ! suite_meta; then
+		echo "suites/$1.sh: its suite_meta() failed" >&2
+		return 1
+	fi
 	unset -f suite_meta
 }
 

@@ -28,11 +28,11 @@ want() {
 
 # _wu_ms VAR SECS: SECS ("30", "0.2", "1.25") in milliseconds into VAR; 1 if not a number
 _wu_ms() {
-	local s=$2 i f=000
-	[[ $s =~ ^[0-9]*(\.[0-9]*)?$ ]] && [[ $s =~ [0-9] ]] || return 1
-	i=${s%%.*}
-	[[ $s == *.* ]] && { f=${s#*.}000; f=${f:0:3}; }
-	printf -v "$1" %d $((10#${i:-0} * 1000 + 10#$f))
+	local _wu_s=$2 _wu_f=000
+	[[ $_wu_s =~ ^[0-9]*(\.[0-9]*)?$ ]] && [[ $_wu_s =~ [0-9] ]] || return 1
+	[[ $_wu_s == *.* ]] && { _wu_f=${_wu_s#*.}000; _wu_f=${_wu_f:0:3}; }
+	_wu_s=${_wu_s%%.*}
+	printf -v "$1" %d $((10#${_wu_s:-0} * 1000 + 10#$_wu_f))
 }
 
 # wait_until SECS STEP [!] CMD [ARG...]: run CMD (a command or function with its arguments, in
@@ -41,24 +41,27 @@ _wu_ms() {
 # as it does, 1 when it still has not after SECS/STEP sleeps (CMD runs once more than that), 2
 # on a bad SECS or STEP. What CMD itself takes comes on top of SECS, as in the loops this
 # replaced (they counted sleeps, and under TCG a xenstore-read alone takes ~0.1 s): a caller's
-# timeout never got shorter. The caller reports the failure: the helper prints nothing.
+# timeout never got shorter. The caller reports the failure: the helper prints nothing. (Its
+# locals are _wu_*: CMD sees and may set the caller's variables, none of the helper's.)
 wait_until() {
-	local tmo step n i=0 neg=
-	_wu_ms tmo "$1" && _wu_ms step "$2" && [ "$step" -gt 0 ] ||
-		{ echo "wait_until: bad SECS '$1' or STEP '$2'" >&2; return 2; }
-	n=$((tmo / step))
-	step=$2
+	local _wu_tmo _wu_step _wu_n _wu_i=0 _wu_neg=
+	if ! _wu_ms _wu_tmo "$1" || ! _wu_ms _wu_step "$2" || [ "$_wu_step" = 0 ]; then
+		echo "wait_until: bad SECS '$1' or STEP '$2'" >&2
+		return 2
+	fi
+	_wu_n=$((_wu_tmo / _wu_step))
+	_wu_step=$2
 	shift 2
-	[ "${1:-}" = '!' ] && { neg=1; shift; }
+	[ "${1:-}" = '!' ] && { _wu_neg=1; shift; }
 	while :; do
-		if [ -n "$neg" ]; then
+		if [ -n "$_wu_neg" ]; then
 			"$@" || return 0
 		else
 			"$@" && return 0
 		fi
-		[ $i -ge $n ] && return 1
-		sleep "$step"
-		i=$((i + 1))
+		[ $_wu_i -ge $_wu_n ] && return 1
+		sleep "$_wu_step"
+		_wu_i=$((_wu_i + 1))
 	done
 }
 

@@ -42,13 +42,14 @@
 #                    problem; the lowest MemFree seen and the backend's map_retry/oo_req
 #                    are noted; nothing is mapped after the detach
 # "ours" uses xblkfront (skipped when not built), "intree" the guest's xen-blkfront.
+. /lab/dom0.sh
+. /lab/cases.sh
 # what run.sh needs to know about this suite (README.md "Suite metadata")
+# shellcheck disable=SC2034 # (run.sh reads them)
 suite_meta() {
 	SUITE_TIMEOUT=1500
 	SUITE_NEEDS="blkback/xblkback.ko"
 }
-. /lab/dom0.sh
-. /lab/cases.sh
 G=g1 BACK=xblkback
 DRV=/sys/bus/xen-backend/drivers/xblkback
 

@@ -5,6 +5,7 @@
 # guest run in parallel as on a host: scripts/bench-report.py takes only the notifications per
 # request (and interrupt counts) from it, everything else from the icount boot of "bench".
 # what run.sh needs to know about this suite (README.md "Suite metadata"; not bench.sh's)
+# shellcheck disable=SC2034 # (run.sh reads them)
 suite_meta() {
 	:   # the defaults: 1200 s on the wall clock
 }

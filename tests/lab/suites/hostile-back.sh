@@ -52,13 +52,14 @@
 #                  apart, with the bad key rewritten each time (connect_loop): xblkfront must
 #                  have logged the bad key once, and nothing while the loop runs
 #   recover        after all of that, xblkback and a normal disk: fio verify passes
+. /lab/dom0.sh
+. /lab/cases.sh
 # what run.sh needs to know about this suite (README.md "Suite metadata")
+# shellcheck disable=SC2034 # (run.sh reads them)
 suite_meta() {
 	SUITE_TIMEOUT=2400
 	SUITE_NEEDS="blkfront/xblkfront.ko blkback/xblkback.ko tests/hostile-back/xblkhostileback.ko"
 }
-. /lab/dom0.sh
-. /lab/cases.sh
 G=g1 BACK=xblkback FRONT=xblkfront
 HB=xblkhostileback
 HBP=/sys/module/$HB/parameters

@@ -64,15 +64,16 @@
 #                third guest's xl block-attach takes about its idle time meanwhile (the thread
 #                that started is stopped by the teardown work, not on xenwatch); the vbd
 #                closes, detaches, nothing stays mapped
-# what run.sh needs to know about this suite (README.md "Suite metadata")
-suite_meta() {
-	SUITE_TIMEOUT=1800
-	SUITE_NEEDS="blkback/xblkback.ko tests/hostile/xblkhostile.ko"
-}
 # shellcheck source=/dev/null
 . /lab/dom0.sh
 # shellcheck source=/dev/null
 . /lab/cases.sh
+# what run.sh needs to know about this suite (README.md "Suite metadata")
+# shellcheck disable=SC2034 # (run.sh reads them)
+suite_meta() {
+	SUITE_TIMEOUT=1800
+	SUITE_NEEDS="blkback/xblkback.ko tests/hostile/xblkhostile.ko"
+}
 # shellcheck disable=SC2034  # FRONT: logged by suite_begin (cases.sh)
 G=g1 BACK=xblkback FRONT=xblkhostile
 DRV=/sys/bus/xen-backend/drivers/xblkback
@@ -607,7 +608,7 @@ _discards_done() {
 # segment array is 40 KiB, must still be served (the array need not be contiguous). (Not more:
 # its segments reuse xblkhostile's 16 data pages, and Xen maps one grant at most 128 times)
 c_bigfrag() {
-	local thr big r0 r1 rc=0 i
+	local thr big r0 r1 rc=0
 	be_use "$BACK" max_indirect_segments=1024 || return 1
 	h_attach_reg nullb0 || return 1
 	insmod /extra/xlabprobe.ko || { case_fail "insmod xlabprobe.ko failed"; return 1; }
@@ -618,7 +619,7 @@ c_bigfrag() {
 	if echo 64 > $PROBE/fragment; then
 		# free blocks of order 4 (64 KiB, what a 40 KiB kmalloc takes) and above; dom0 frees
 		# pages meanwhile (a process exits): fragment again, up to 3 times
-		for i in 1 2 3; do
+		for _ in 1 2 3; do
 			big=$(awk '/zone/ { for (i = 9; i <= NF; i++) s += $i } END { print s + 0 }' /proc/buddyinfo)
 			[ "$big" = 0 ] && break
 			echo 64 > $PROBE/fragment

@@ -36,13 +36,14 @@
 # must still have finished (vbd gone, nothing mapped, no dom0 warning); the guest is replaced and
 # the cycles go on, up to 3 such hangs; that cycle's writes are not checked (their log was in
 # the guest). Any other hang fails, and so does a run of xblkback in which no cycle completed.
+. /lab/dom0.sh
+. /lab/cases.sh
 # what run.sh needs to know about this suite (README.md "Suite metadata")
+# shellcheck disable=SC2034 # (run.sh reads them)
 suite_meta() {
 	SUITE_TIMEOUT=$((600 + 90 * $(xlab_opt detach_cycles 10)))
 	SUITE_NEEDS="blkback/xblkback.ko"
 }
-. /lab/dom0.sh
-. /lab/cases.sh
 G=g1 BACK=xblkback
 DRV=/sys/bus/xen-backend/drivers/xblkback
 BK=nullb0

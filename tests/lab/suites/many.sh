@@ -43,7 +43,10 @@
 # The guests boot a small image (build-images.sh: the agent, both frontends and xlab-ackw, no
 # fio) with 128 MiB each: 16 of them and dom0 fit in the lab's memory (run.sh gives QEMU 4 GiB
 # for this suite).
+. /lab/dom0.sh
+. /lab/cases.sh
 # what run.sh needs to know about this suite (README.md "Suite metadata")
+# shellcheck disable=SC2034 # (run.sh reads them)
 suite_meta() {
 	SUITE_TIMEOUT=3600
 	SUITE_CLOCK=icount
@@ -51,8 +54,6 @@ suite_meta() {
 	SUITE_IMAGE=small-guest
 	SUITE_NEEDS="blkfront/xblkfront.ko blkback/xblkback.ko"
 }
-. /lab/dom0.sh
-. /lab/cases.sh
 N=${XLAB_MANY_GUESTS:-16}
 JOBS=${XLAB_MANY_JOBS:-2}
 REGION=${XLAB_MANY_REGION:-4}

@@ -3,6 +3,7 @@
 # Suite "migrate": live migration to this same host with I/O in flight; the case is the
 # restore suite's with `xl migrate` in place of save + restore (see suites/restore.sh).
 # what run.sh needs to know about this suite (README.md "Suite metadata"; not restore.sh's)
+# shellcheck disable=SC2034 # (run.sh reads them)
 suite_meta() {
 	SUITE_TIMEOUT=3600
 	# live migration of a PV guest tracks dirty pages with shadow paging, which Debian's Xen

@@ -28,14 +28,15 @@
 #   qos-runtime  ga's VBD moved ga -> gb -> ga through sysfs while fio write+verify and 4 KiB
 #                random reads run: no error, the verify passes, the read rate follows the
 #                limit (about 300 IOPS in ga, several times that in gb)
+. /lab/dom0.sh
+. /lab/cases.sh
 # what run.sh needs to know about this suite (README.md "Suite metadata")
+# shellcheck disable=SC2034 # (run.sh reads them)
 suite_meta() {
 	# rates per virtual second: repeatable
 	SUITE_CLOCK=icount
 	SUITE_NEEDS="blkfront/xblkfront.ko blkback/xblkback.ko"
 }
-. /lab/dom0.sh
-. /lab/cases.sh
 # shellcheck disable=SC2034  # (G: run_case's guest)
 G=ga
 CG=/sys/fs/cgroup

@@ -35,14 +35,15 @@
 #                       loaded with 2, only the queue count changes)
 # XLAB_MIGRATE_CYCLES times (default 10). After each one the old domain's backend devices must
 # be gone.
+. /lab/dom0.sh
+. /lab/cases.sh
 # what run.sh needs to know about this suite (README.md "Suite metadata")
+# shellcheck disable=SC2034 # (run.sh reads them)
 suite_meta() {
 	# dom0 keeps the saved guest (384 MiB) in its tmpfs
 	SUITE_DOM0_MEM=1536
 	SUITE_NEEDS="blkback/xblkback.ko"
 }
-. /lab/dom0.sh
-. /lab/cases.sh
 G=g1 BACK=xblkback
 DRV=/sys/bus/xen-backend/drivers/xblkback
 MIGRATE=
