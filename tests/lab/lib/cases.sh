@@ -22,6 +22,19 @@ suite_begin() {
 	guest_create "$G" "${1:-2}" 512 || return 1
 }
 
+# no_leak LABEL: xblkback holds no grant and no page over all its vbds (none may be connected);
+# with NO_LEAK_NOTE set, the case notes each time that it held nothing
+no_leak() {
+	local g p
+	g=$(cat "$DRV/grants_mapped" 2>/dev/null) p=$(cat "$DRV/pages_in_use" 2>/dev/null)
+	[ -n "$g" ] || { case_fail "$1: $DRV/grants_mapped missing"; return 1; }
+	if [ "$g" != 0 ] || [ "$p" != 0 ]; then
+		case_fail "$1: grants_mapped=$g pages_in_use=$p"
+		return 1
+	fi
+	[ -z "${NO_LEAK_NOTE:-}" ] || case_note "$1: grants_mapped=0 pages_in_use=0"
+}
+
 # in-tree xen-blkfront turns indirect descriptors off for max_indirect_segments <= 11 (0 is
 # raised to 11 at load); ours documents 0 = off
 fe_indirect_off() { [ "$FRONT" = xen-blkfront ] && echo 11 || echo 0; }

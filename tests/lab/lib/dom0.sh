@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# dom0-side library of the lab, sourced by /lab/suites/<suite>.sh (bash, in dom0).
+# dom0-side library of the lab, sourced by /lab/suites/<suite>.sh (bash, in dom0). It sources
+# lib/common.sh (want, wait_until) first and lib/cases.sh (the reusable cases) last.
 #
 #   results     case_begin/case_fail/case_note/case_end, run_case, case_skip
 #   guests      guest_create NAME [VCPUS] [MEM_MB] [DISKSPEC...], guest_destroy, guest_ensure
@@ -24,6 +25,9 @@ mkdir -p $LAB_TMP
 [ -f $LAB_TMP/seq ] || echo 0 > $LAB_TMP/seq
 CMD_TIMEOUT=${XLAB_CMD_TIMEOUT:-120}     # default per guest command, seconds
 CONSOLE_DIR=/var/log/xen/console
+# xblkback's driver directory: grants_mapped and pages_in_use, what it holds over all its vbds
+# shellcheck disable=SC2034 # (the suites and cases.sh read it)
+DRV=/sys/bus/xen-backend/drivers/xblkback
 
 declare -A G_DOMID G_WATCHFD G_WATCHPID G_TAILPID G_BAD G_ARGS G_LAST
 declare -a CASE_DISKS
@@ -673,3 +677,7 @@ expect() {
 	[ "$2" = "$3" ] && return 0
 	case_fail "$1 is '$2', expected '$3'"
 }
+
+# the reusable cases and their checks, which every suite uses
+# shellcheck source=tests/lab/lib/cases.sh
+. "${BASH_SOURCE[0]%/*}/cases.sh"

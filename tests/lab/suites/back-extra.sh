@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash disable=SC2154
+# shellcheck shell=bash disable=SC2034,SC2154
 # (DI_* and FI_* are set dynamically by devinfo/feinfo in lib/dom0.sh)
 # Suite "back-extra": xblkback-specific cases that the shared data cases do not cover:
 #   nullb4k-*        a 4 KiB logical block device (null_blk bs=4096 through configfs)
@@ -42,24 +42,13 @@
 #                    problem; the lowest MemFree seen and the backend's map_retry/oo_req
 #                    are noted; nothing is mapped after the detach
 # "ours" uses xblkfront (skipped when not built), "intree" the guest's xen-blkfront.
-. /lab/dom0.sh
-. /lab/cases.sh
-# what run.sh needs to know about this suite (README.md "Suite metadata")
-# shellcheck disable=SC2034 # (run.sh reads them)
-suite_meta() {
-	SUITE_TIMEOUT=1500
-	SUITE_NEEDS="blkback/xblkback.ko"
-}
-G=g1 BACK=xblkback
-DRV=/sys/bus/xen-backend/drivers/xblkback
 
-# no_leak LABEL: the driver holds no grant and no page (no vbd may be attached)
-no_leak() {
-	local g p
-	g=$(cat $DRV/grants_mapped 2>/dev/null) p=$(cat $DRV/pages_in_use 2>/dev/null)
-	[ -n "$g" ] || { case_fail "$1: $DRV/grants_mapped missing"; return 1; }
-	[ "$g" = 0 ] && [ "$p" = 0 ] || { case_fail "$1: grants_mapped=$g pages_in_use=$p"; return 1; }
+# what run.sh needs to know about this suite (README.md "Suite metadata")
+suite_meta() {
+	SUITE_TIMEOUT=1500 SUITE_NEEDS="blkback/xblkback.ko"
 }
+. /lab/dom0.sh
+G=g1 BACK=xblkback
 
 # Bounds for dom0's memory drift over the repeated cycles, from the first cycle's figures (the
 # first one warms caches and slabs) to the last, in KiB. A leak of what one vbd holds (ring and
@@ -250,10 +239,10 @@ c_leak() {   # FRONT
 			xatt=$xa
 		fi
 		g_ok "$G" "fio_verify /dev/xvdb 1M 2M" || return 1
-		g=$(cat $DRV/grants_mapped)
+		g=$(cat "$DRV/grants_mapped")
 		[ "$g" -gt "$gmax" ] && gmax=$g
 		st="gnt_map=$(be_stat "$G" xvdb gnt_map) gnt_unmap=$(be_stat "$G" xvdb gnt_unmap)"
-		st="$st persistent_grants=$(be_stat "$G" xvdb persistent_grants) grants_mapped=$g pages_in_use=$(cat $DRV/pages_in_use)"
+		st="$st persistent_grants=$(be_stat "$G" xvdb persistent_grants) grants_mapped=$g pages_in_use=$(cat "$DRV/pages_in_use")"
 		maps="$maps $(be_stat "$G" xvdb gnt_map)"
 		disk_detach "$G" xvdb || return 1
 		no_leak "after detach $i" || { case_note "last stats: $st"; return 1; }
@@ -295,7 +284,7 @@ c_destroy_inflight() {
 		g_ok "$q" "waitdev /dev/xvdb 45 && (fio --name=bg --filename=/dev/xvdb --ioengine=libaio --direct=1 \
 			--rw=randrw --bs=64k --iodepth=32 --size=64M --time_based --runtime=600 >/dev/null 2>&1 &) && sleep 4" ||
 			{ guest_destroy "$q"; return 1; }
-		g=$(cat $DRV/grants_mapped)
+		g=$(cat "$DRV/grants_mapped")
 		[ -z "$gmin" ] || [ "$g" -lt "$gmin" ] && gmin=$g
 		line="cycle $i ($fe, d$domid): before destroy rd_req=$(be_stat "$q" xvdb rd_req) wr_req=$(be_stat "$q" xvdb wr_req) grants_mapped=$g"
 		guest_destroy "$q"
@@ -526,7 +515,7 @@ mapfail_destroy() {
 	j=$((SECONDS - j + 2))
 	[ "${r1:-0}" -gt "${r0:-0}" ] ||
 		{ case_fail "gd: map_retry did not grow with fail_map=1 ($r0 -> $r1)"; guest_destroy "$q"; return 1; }
-	log "mapfail destroy: d$domid map_retry $r0 -> $r1, wr_req $w0 -> $w1, grants_mapped=$(cat $DRV/grants_mapped) pages_in_use=$(cat $DRV/pages_in_use); destroying"
+	log "mapfail destroy: d$domid map_retry $r0 -> $r1, wr_req $w0 -> $w1, grants_mapped=$(cat "$DRV/grants_mapped") pages_in_use=$(cat "$DRV/pages_in_use"); destroying"
 	guest_destroy "$q"
 	wait_until 20 0.2 ! test -e "$dev" ||
 		{ case_fail "backend device ${dev##*/} still there 20 s after the destroy (fail_map=1)"; return 1; }

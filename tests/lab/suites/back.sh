@@ -2,16 +2,13 @@
 # shellcheck shell=bash disable=SC2034,SC2154
 # Suite "back": our xblkback in dom0, with our xblkfront (cases "ours-*") and with the in-tree
 # xen-blkfront (cases "intree-*", a subset) in the guest.
-. /lab/dom0.sh
-. /lab/cases.sh
-. /lab/data-cases.sh
+
 # what run.sh needs to know about this suite (README.md "Suite metadata")
-# shellcheck disable=SC2034 # (run.sh reads them)
 suite_meta() {
-	SUITE_DEFAULT=3
-	SUITE_TIMEOUT=1500
-	SUITE_NEEDS="blkback/xblkback.ko"
+	SUITE_DEFAULT=3 SUITE_TIMEOUT=1500 SUITE_NEEDS="blkback/xblkback.ko"
 }
+. /lab/dom0.sh
+. /lab/data-cases.sh
 G=g1 BACK=xblkback
 suite_require
 FRONT=xblkfront

@@ -4,10 +4,10 @@
 # notify). run.sh boots it on the wall clock (multi-threaded TCG) by default, where dom0 and the
 # guest run in parallel as on a host: scripts/bench-report.py takes only the notifications per
 # request (and interrupt counts) from it, everything else from the icount boot of "bench".
+XLAB_BENCH_MODE=notify
+
 # what run.sh needs to know about this suite (README.md "Suite metadata"; not bench.sh's)
-# shellcheck disable=SC2034 # (run.sh reads them)
 suite_meta() {
 	:   # the defaults: 1200 s on the wall clock
 }
-XLAB_BENCH_MODE=notify
 . /lab/suites/bench.sh

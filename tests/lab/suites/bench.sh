@@ -43,18 +43,15 @@
 # time Xen charged dom0 and the guest during a window inside the job (cpu_*_ns, see
 # cpu_window). scripts/bench.sh turns them into tables, a CSV and a plot; each case only fails
 # when a job did not run (the report applies the targets).
-. /lab/dom0.sh
-. /lab/cases.sh
+
 # what run.sh needs to know about this suite (README.md "Suite metadata")
-# shellcheck disable=SC2034 # (run.sh reads them)
 suite_meta() {
-	SUITE_CLOCK=icount
 	# under icount one TCG thread runs every vCPU: a 2 s (virtual) CPU-bound job takes 25-40 s
 	# of wall time, the whole suite ~30 min
-	SUITE_TIMEOUT=2400
-	[ "${XLAB_CLOCK:-$SUITE_CLOCK}" = icount ] && SUITE_TIMEOUT=3600
-	return 0
+	SUITE_CLOCK=icount SUITE_TIMEOUT=2400
+	[ "${XLAB_CLOCK:-$SUITE_CLOCK}" != icount ] || SUITE_TIMEOUT=3600
 }
+. /lab/dom0.sh
 G=g1 FRONT=xen-blkfront BACK=xen-blkback
 CLOCK=${XLAB_CLOCK:-wall}
 MODE=${XLAB_BENCH_MODE:-main}

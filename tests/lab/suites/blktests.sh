@@ -12,18 +12,15 @@
 #   compare    every test the in-tree pair passes passes with ours too
 #   ours-run / intree-run   the whole blktests run: attach, check's exit status, detach, no
 #              kernel problem in the guest or dom0
-. /lab/dom0.sh
-. /lab/cases.sh
+
 # what run.sh needs to know about this suite (README.md "Suite metadata")
-# shellcheck disable=SC2034 # (run.sh reads them)
 suite_meta() {
-	SUITE_TIMEOUT=2400
-	# blktests and the tools it runs ride in the guest image (extras/blktests.sh), which
-	# dom0's initramfs carries and unpacks
-	SUITE_IMAGE=blktests
-	SUITE_DOM0_MEM=1536
+	# blktests and what it runs ride in the guest image (extras/blktests.sh), which dom0's
+	# initramfs carries and unpacks
+	SUITE_TIMEOUT=2400 SUITE_IMAGE=blktests SUITE_DOM0_MEM=1536
 	SUITE_NEEDS="blkfront/xblkfront.ko blkback/xblkback.ko"
 }
+. /lab/dom0.sh
 G=g1
 BT_TESTS="block/003 block/004 block/005 block/007 block/008 block/012 block/036 dm/001 dm/002"
 

@@ -4,16 +4,14 @@
 # backend if built (else the in-tree one; xlab.back=...) over null_blk; fio random read 4 KiB, sequential read and write 1 MiB,
 # ~10 s each (xlab.runtime=N). Prints fio's IOPS/bandwidth lines. Under TCG the numbers are
 # ~1000x below hardware: a functional demo, not a benchmark.
-. /lab/dom0.sh
-. /lab/cases.sh
+
 # what run.sh needs to know about this suite (README.md "Suite metadata")
-# shellcheck disable=SC2034 # (run.sh reads them)
 suite_meta() {
-	SUITE_DEFAULT=4
-	SUITE_TIMEOUT=480
-	# (XLAB_OPTS front=xen-blkfront: the in-tree frontend, ours is not needed)
+	SUITE_DEFAULT=4 SUITE_TIMEOUT=480
+	# (XLAB_OPTS front=xen-blkfront: the in-tree frontend; ours is not needed then)
 	[ "$(xlab_str front xblkfront)" = xen-blkfront ] || SUITE_NEEDS="blkfront/xblkfront.ko"
 }
+. /lab/dom0.sh
 G=g1 FRONT=${XLAB_FRONT:-xblkfront} BACK=${XLAB_BACK:-}
 # our pair when both are built (xlab.back=xen-blkback for the in-tree backend)
 [ -n "$BACK" ] || { [ -f /extra/xblkback.ko ] && BACK=xblkback || BACK=xen-blkback; }

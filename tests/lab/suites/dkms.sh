@@ -8,13 +8,12 @@
 #              blacklist hides the in-tree one) and "modprobe xblkback" / "modprobe xblkfront"
 #              load the DKMS build;
 #   fio        the xblk pair on null_blk, fio write + verify (the data path, c_queues).
-. /lab/dom0.sh
-. /lab/cases.sh
+
 # what run.sh needs to know about this suite (README.md "Suite metadata")
-# shellcheck disable=SC2034 # (run.sh reads them)
 suite_meta() {
-	:   # the defaults; run.sh refuses XLAB_MODULES=dkms unless the package installed both modules
+	:   # the defaults (run.sh refuses XLAB_MODULES=dkms unless DKMS built both modules)
 }
+. /lab/dom0.sh
 G=g1 FRONT=xblkfront BACK=xblkback
 
 # dkms_where SIDE ALIAS MODULE: what modprobe would load for ALIAS (a dry run) is MODULE under

@@ -2,15 +2,13 @@
 # shellcheck shell=bash disable=SC2034,SC2154
 # Suite "front": our xblkfront in the guest against the in-tree xen-blkback (null_blk and loop
 # backing), and against QEMU's xen-block (qdisk) backend.
-. /lab/dom0.sh
-. /lab/cases.sh
-. /lab/data-cases.sh
+
 # what run.sh needs to know about this suite (README.md "Suite metadata")
-# shellcheck disable=SC2034 # (run.sh reads them)
 suite_meta() {
-	SUITE_DEFAULT=2
-	SUITE_NEEDS="blkfront/xblkfront.ko"
+	SUITE_DEFAULT=2 SUITE_NEEDS="blkfront/xblkfront.ko"
 }
+. /lab/dom0.sh
+. /lab/data-cases.sh
 G=g1 FRONT=xblkfront BACK=xen-blkback
 suite_require
 if suite_begin; then

@@ -52,14 +52,12 @@
 #                  apart, with the bad key rewritten each time (connect_loop): xblkfront must
 #                  have logged the bad key once, and nothing while the loop runs
 #   recover        after all of that, xblkback and a normal disk: fio verify passes
-. /lab/dom0.sh
-. /lab/cases.sh
+
 # what run.sh needs to know about this suite (README.md "Suite metadata")
-# shellcheck disable=SC2034 # (run.sh reads them)
 suite_meta() {
-	SUITE_TIMEOUT=2400
-	SUITE_NEEDS="blkfront/xblkfront.ko blkback/xblkback.ko tests/hostile-back/xblkhostileback.ko"
+	SUITE_TIMEOUT=2400 SUITE_NEEDS="blkfront/xblkfront.ko blkback/xblkback.ko tests/hostile-back/xblkhostileback.ko"
 }
+. /lab/dom0.sh
 G=g1 BACK=xblkback FRONT=xblkfront
 HB=xblkhostileback
 HBP=/sys/module/$HB/parameters
@@ -317,16 +315,22 @@ c_queue_rqs_broken() {
 	hb_detach xvdb
 }
 
-# c_timeout_report: the backend stops answering; timeout_policy=report waits, then a removal
-# (driver unbind, the backend still Connected) ends in bounded time
-c_timeout_report() {
-	local n1 n2 inflight age ubrc ubs rc err
+# hb_mute POLICY: xblkfront with io_timeout=3 and timeout_policy=POLICY on a disk of the hostile
+# backend, which then stops answering
+hb_mute() {
 	hb_use || return 1
-	fe_use "$G" "$FRONT" io_timeout=3 timeout_policy=report || return 1
+	fe_use "$G" "$FRONT" io_timeout=3 timeout_policy="$1" || return 1
 	g_log_mark || return 1
 	hb_attach xvdb || return 1
 	g_ok "$G" "waitdev /dev/xvdb 45" || return 1
 	echo mute > $HBP/fault || { case_fail "cannot set fault=mute"; return 1; }
+}
+
+# c_timeout_report: the backend stops answering; timeout_policy=report waits, then a removal
+# (driver unbind, the backend still Connected) ends in bounded time
+c_timeout_report() {
+	local n1 n2 inflight age ubrc ubs rc err
+	hb_mute report || return 1
 	g_ok "$G" "rm -f /tmp/ht.*; (timeout 100 fio --name=mute --filename=/dev/xvdb --ioengine=libaio \
 		--direct=1 --rw=randread --bs=4k --iodepth=8 --size=64M --runtime=90 --time_based \
 		--output-format=terse --terse-version=3 > /tmp/ht.out 2> /tmp/ht.err
@@ -374,12 +378,7 @@ c_timeout_report() {
 # c_timeout_fail: the backend stops answering; timeout_policy=fail fails the disk after ~3 s
 c_timeout_fail() {
 	local secs rc err n
-	hb_use || return 1
-	fe_use "$G" "$FRONT" io_timeout=3 timeout_policy=fail || return 1
-	g_log_mark || return 1
-	hb_attach xvdb || return 1
-	g_ok "$G" "waitdev /dev/xvdb 45" || return 1
-	echo mute > $HBP/fault || { case_fail "cannot set fault=mute"; return 1; }
+	hb_mute fail || return 1
 	g_run -t 90 "$G" "t0=\$(cut -d' ' -f1 /proc/uptime)
 		timeout 60 fio --name=mute --filename=/dev/xvdb --ioengine=libaio --direct=1 --rw=randread \
 			--bs=4k --iodepth=8 --size=64M --runtime=50 --time_based \

@@ -2,14 +2,13 @@
 # shellcheck shell=bash disable=SC2034,SC2154
 # Suite "intree": the in-tree pair (xen-blkfront in the guest, xen-blkback in dom0) through the
 # lab's cases. The interop baseline: when this fails, suspect the lab, not our drivers.
-. /lab/dom0.sh
-. /lab/cases.sh
-. /lab/data-cases.sh
+
 # what run.sh needs to know about this suite (README.md "Suite metadata")
-# shellcheck disable=SC2034 # (run.sh reads them)
 suite_meta() {
 	SUITE_DEFAULT=1
 }
+. /lab/dom0.sh
+. /lab/data-cases.sh
 G=g1 FRONT=xen-blkfront BACK=xen-blkback
 if suite_begin; then
 	# (nullb-q1 and ring-order-fe1 are covered by "front" against the same backend)

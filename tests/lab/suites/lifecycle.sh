@@ -36,16 +36,14 @@
 # must still have finished (vbd gone, nothing mapped, no dom0 warning); the guest is replaced and
 # the cycles go on, up to 3 such hangs; that cycle's writes are not checked (their log was in
 # the guest). Any other hang fails, and so does a run of xblkback in which no cycle completed.
-. /lab/dom0.sh
-. /lab/cases.sh
+
 # what run.sh needs to know about this suite (README.md "Suite metadata")
-# shellcheck disable=SC2034 # (run.sh reads them)
 suite_meta() {
-	SUITE_TIMEOUT=$((600 + 90 * $(xlab_opt detach_cycles 10)))
-	SUITE_NEEDS="blkback/xblkback.ko"
+	# 90 s per detach cycle
+	SUITE_TIMEOUT=$((600 + 90 * $(xlab_opt detach_cycles 10))) SUITE_NEEDS="blkback/xblkback.ko"
 }
+. /lab/dom0.sh
 G=g1 BACK=xblkback
-DRV=/sys/bus/xen-backend/drivers/xblkback
 BK=nullb0
 DETACH_TIMEOUT=30
 
@@ -67,7 +65,7 @@ wait_no_vbd() {
 # _no_vbd NAME DEVID: wait_no_vbd's condition; leaves xblkback's counts in its g and p
 _no_vbd() {
 	[ "$BACK" = xblkback ] &&
-		g=$(cat $DRV/grants_mapped 2>/dev/null) p=$(cat $DRV/pages_in_use 2>/dev/null)
+		g=$(cat "$DRV/grants_mapped" 2>/dev/null) p=$(cat "$DRV/pages_in_use" 2>/dev/null)
 	! xenstore-exists "/local/domain/0/backend/vbd/${G_DOMID[$1]}/$2" 2>/dev/null &&
 		[ ! -e "/sys/bus/xen-backend/devices/vbd-${G_DOMID[$1]}-$2" ] &&
 		[ "$g" = 0 ] && [ "$p" = 0 ]

@@ -43,17 +43,14 @@
 # The guests boot a small image (build-images.sh: the agent, both frontends and xlab-ackw, no
 # fio) with 128 MiB each: 16 of them and dom0 fit in the lab's memory (run.sh gives QEMU 4 GiB
 # for this suite).
-. /lab/dom0.sh
-. /lab/cases.sh
+
 # what run.sh needs to know about this suite (README.md "Suite metadata")
-# shellcheck disable=SC2034 # (run.sh reads them)
 suite_meta() {
-	SUITE_TIMEOUT=3600
-	SUITE_CLOCK=icount
-	SUITE_QEMU_MEM=4096
-	SUITE_IMAGE=small-guest
+	# 16 guests at once: the small guest image, and 4 GiB for QEMU
+	SUITE_CLOCK=icount SUITE_TIMEOUT=3600 SUITE_IMAGE=small-guest SUITE_QEMU_MEM=4096
 	SUITE_NEEDS="blkfront/xblkfront.ko blkback/xblkback.ko"
 }
+. /lab/dom0.sh
 N=${XLAB_MANY_GUESTS:-16}
 JOBS=${XLAB_MANY_JOBS:-2}
 REGION=${XLAB_MANY_REGION:-4}
@@ -61,7 +58,6 @@ SETTLE=${XLAB_MANY_SETTLE:-1}
 WINDOW=${XLAB_MANY_WINDOW:-3}
 WINDOW_MAX=${XLAB_MANY_WINDOW_MAX:-12}
 MIN_REQS=${XLAB_MANY_MIN_REQS:-200}
-DRV=/sys/bus/xen-backend/drivers/xblkback
 DEVID=$(vdev_devid xvdb)
 G=
 GUESTS=()
@@ -74,8 +70,8 @@ mem_kib() { awk '/^MemFree:/{f=$2} /^Slab:/{s=$2} END{print f, s}' /proc/meminfo
 # levels: xblkback's grants_mapped and pages_in_use
 levels() {
 	local a b
-	read -r a < $DRV/grants_mapped
-	read -r b < $DRV/pages_in_use
+	read -r a < "$DRV/grants_mapped"
+	read -r b < "$DRV/pages_in_use"
 	echo "$a $b"
 }
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034
 # Suite "qos": xblkback's per-guest QoS (Documentation/blkback.rst, "QoS"): each VBD's bios are
 # charged to the cgroup v2 its sysfs attribute "cgroup" or its backend key "xblk-cgroup" names.
 # Two guests (ga, gb; xblkfront, one vCPU each) share one dom0 disk: two dm-linear halves of one
@@ -28,15 +28,13 @@
 #   qos-runtime  ga's VBD moved ga -> gb -> ga through sysfs while fio write+verify and 4 KiB
 #                random reads run: no error, the verify passes, the read rate follows the
 #                limit (about 300 IOPS in ga, several times that in gb)
-. /lab/dom0.sh
-. /lab/cases.sh
+
 # what run.sh needs to know about this suite (README.md "Suite metadata")
-# shellcheck disable=SC2034 # (run.sh reads them)
 suite_meta() {
 	# rates per virtual second: repeatable
-	SUITE_CLOCK=icount
-	SUITE_NEEDS="blkfront/xblkfront.ko blkback/xblkback.ko"
+	SUITE_CLOCK=icount SUITE_NEEDS="blkfront/xblkfront.ko blkback/xblkback.ko"
 }
+. /lab/dom0.sh
 # shellcheck disable=SC2034  # (G: run_case's guest)
 G=ga
 CG=/sys/fs/cgroup
@@ -183,45 +181,51 @@ atleast() {
 }
 dm_devt() { cat "/sys/block/${DM[$1]}/dev"; }
 
-# pair JOB RUNTIME-ARGS: gb alone, then ga and gb at once, measured in the window
+# limit_pair LIMIT TAG JOB-GA JOB-GB FIELD R|W: io.max LIMIT on ga's dm device; then gb's job
+# alone and both jobs at once, each measured in the window (fio files /tmp/TAGalone,
+# /tmp/TAGboth). Sets ALONE (gb's R_gb or W_gb alone), A_FIO and B_FIO (fio's FIELD in ga and
+# in gb while both ran)
+limit_pair() {
+	local v=${6}_gb
+	ALONE="" A_FIO="" B_FIO=""
+	echo "$(dm_devt qa) $1" > $CG/xen/ga/io.max || { case_fail "cannot set io.max $1"; return 1; }
+	log "ga io.max: $(cat $CG/xen/ga/io.max)"
+	# shellcheck disable=SC2086 # (the jobs' fio options, split into words)
+	bg gb "${2}alone" $4 && window && bg_wait gb "${2}alone" || return 1
+	ALONE=${!v}
+	# shellcheck disable=SC2086
+	bg ga "${2}both" $3 && bg gb "${2}both" $4 && window || return 1
+	bg_wait ga "${2}both" && A_FIO=$(fio_fig "$5")
+	bg_wait gb "${2}both" && B_FIO=$(fio_fig "$5")
+	return 0
+}
+
+# gb alone, then ga and gb at once, measured in the window
 RUN=$(awk -v l=$LEAD -v w="$WIN" 'BEGIN { printf "%d", l + w + 1.5 }')
 c_max() {
 	local rd="--name=rr --rw=randread --bs=4k --iodepth=2 --time_based --runtime=$RUN --size=128M"
 	local rda="--name=rr --rw=randread --bs=4k --iodepth=4 --time_based --runtime=$RUN --size=128M"
 	local wra="--name=sw --rw=write --bs=64k --iodepth=2 --time_based --runtime=$RUN --size=32M"
 	local wr="--name=sw --rw=write --bs=64k --iodepth=1 --time_based --runtime=$RUN --size=32M"
-	local b_alone a_fio b_fio
 	guest_ensure gb || { case_fail "guest gb is gone"; return 1; }
 	attach ga qa key && attach gb qb || return 1
 	expect "ga's cgroup (backend key xblk-cgroup)" "$(cat "$(qos_attr ga)")" /xen/ga
 	[ -z "$(qos_write gb /xen/gb)" ] || { case_fail "cannot assign gb's VBD to /xen/gb"; return 1; }
 	expect "gb's cgroup (sysfs)" "$(cat "$(qos_attr gb)")" /xen/gb
 	dmesg | grep -q "xblk.*I/O charged to cgroup /xen/ga" || case_note "no 'charged to cgroup' line in dom0's log"
-	echo "$(dm_devt qa) riops=$RIOPS" > $CG/xen/ga/io.max || { case_fail "cannot set io.max"; return 1; }
-	log "ga io.max: $(cat $CG/xen/ga/io.max)"
 	# riops
-	bg gb ralone $rd && window && bg_wait gb ralone || return 1
-	b_alone=$R_gb
-	bg ga rboth $rda && bg gb rboth $rd && window || return 1
-	bg_wait ga rboth && a_fio=$(fio_fig read_iops)
-	bg_wait gb rboth && b_fio=$(fio_fig read_iops)
+	limit_pair "riops=$RIOPS" r "$rda" "$rd" read_iops R || return 1
 	near "ga's read IOPS under riops=$RIOPS" "$R_ga" "$RIOPS" 10
 	# gb's reads at queue depth 2 are a closed loop: its rate is its round trip, so any wait
 	# in xblkback shows here (82-88 % while a batch of 2 could be met by completions only,
 	# 98 % since 23898f4; Documentation/bench.rst, "Closed loops")
-	atleast "gb's read IOPS beside ga" "$R_gb" "$b_alone" 90
-	case_note "riops=$RIOPS: ga $R_ga IOPS (fio $a_fio), gb $R_gb IOPS (fio $b_fio) beside ga, $b_alone alone"
+	atleast "gb's read IOPS beside ga" "$R_gb" "$ALONE" 90
+	case_note "riops=$RIOPS: ga $R_ga IOPS (fio $A_FIO), gb $R_gb IOPS (fio $B_FIO) beside ga, $ALONE alone"
 	# wbps
-	echo "$(dm_devt qa) riops=max wbps=$WBPS" > $CG/xen/ga/io.max || { case_fail "cannot set io.max wbps"; return 1; }
-	log "ga io.max: $(cat $CG/xen/ga/io.max)"
-	bg gb walone $wr && window && bg_wait gb walone || return 1
-	b_alone=$W_gb
-	bg ga wboth $wra && bg gb wboth $wr && window || return 1
-	bg_wait ga wboth && a_fio=$(fio_fig write_kibs)
-	bg_wait gb wboth && b_fio=$(fio_fig write_kibs)
+	limit_pair "riops=max wbps=$WBPS" w "$wra" "$wr" write_kibs W || return 1
 	near "ga's write KiB/s under wbps=$WBPS" "$W_ga" $((WBPS / 1024)) 10
-	atleast "gb's write KiB/s beside ga" "$W_gb" "$b_alone" 90
-	case_note "wbps=2MiB/s: ga $W_ga KiB/s (fio $a_fio), gb $W_gb KiB/s (fio $b_fio) beside ga, $b_alone alone"
+	atleast "gb's write KiB/s beside ga" "$W_gb" "$ALONE" 90
+	case_note "wbps=2MiB/s: ga $W_ga KiB/s (fio $A_FIO), gb $W_gb KiB/s (fio $B_FIO) beside ga, $ALONE alone"
 	echo "$(dm_devt qa) wbps=max" > $CG/xen/ga/io.max
 	G=gb g_kcheck
 }

@@ -35,17 +35,14 @@
 #                       loaded with 2, only the queue count changes)
 # XLAB_MIGRATE_CYCLES times (default 10). After each one the old domain's backend devices must
 # be gone.
-. /lab/dom0.sh
-. /lab/cases.sh
+
 # what run.sh needs to know about this suite (README.md "Suite metadata")
-# shellcheck disable=SC2034 # (run.sh reads them)
 suite_meta() {
 	# dom0 keeps the saved guest (384 MiB) in its tmpfs
-	SUITE_DOM0_MEM=1536
-	SUITE_NEEDS="blkback/xblkback.ko"
+	SUITE_DOM0_MEM=1536 SUITE_NEEDS="blkback/xblkback.ko"
 }
+. /lab/dom0.sh
 G=g1 BACK=xblkback
-DRV=/sys/bus/xen-backend/drivers/xblkback
 MIGRATE=
 [ "$LAB_SUITE" = migrate ] && MIGRATE=1
 if [ -n "$MIGRATE" ]; then
@@ -179,7 +176,7 @@ c_restore() {
 			ts=$((SECONDS - t0))
 			xl domid "$G" >/dev/null 2>&1 && { case_fail "cycle $i: $G still exists after xl save"; return 1; }
 			local g p
-			g=$(cat $DRV/grants_mapped 2>/dev/null) p=$(cat $DRV/pages_in_use 2>/dev/null)
+			g=$(cat "$DRV/grants_mapped" 2>/dev/null) p=$(cat "$DRV/pages_in_use" 2>/dev/null)
 			[ "$g" = 0 ] && [ "$p" = 0 ] ||
 				case_fail "cycle $i: after save xblkback still holds grants_mapped=$g pages_in_use=$p"
 			be_use "$BE" max_queues=$q max_ring_page_order=$o || return 1

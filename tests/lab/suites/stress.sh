@@ -5,13 +5,12 @@
 # small programs as fast as it can; the case fails on any user-space crash (dom0 or guest
 # kernel log "traps:/segfault at") or a verify error. Used to compare QEMU settings
 # (XLAB_ACCEL, XLAB_CPU) against the rare spurious user-space faults seen under TCG.
-. /lab/dom0.sh
-. /lab/cases.sh
+
 # what run.sh needs to know about this suite (README.md "Suite metadata")
-# shellcheck disable=SC2034 # (run.sh reads them)
 suite_meta() {
 	:   # the defaults: 1200 s, wall clock, Debian's Xen, not in the default set
 }
+. /lab/dom0.sh
 G=g1 FRONT=${XLAB_FRONT:-xen-blkfront} BACK=${XLAB_BACK:-xen-blkback}
 RT=${XLAB_RUNTIME:-120}
 

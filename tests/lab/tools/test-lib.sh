@@ -8,6 +8,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 pass=0 fail=0
 ok() { echo "ok   $1"; pass=$((pass + 1)); }
 ko() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
+# is NAME ACTUAL EXPECTED: a value
+is() { if [ "$2" = "$3" ]; then ok "$1"; else ko "$1" "'$2', expected '$3'"; fi; }
 # check NAME EXPECTED-STATUS CMD...: CMD's exit status is EXPECTED-STATUS
 check() {
 	local name=$1 want=$2 rc
@@ -41,18 +43,21 @@ n=0
 # shellcheck disable=SC2034 # (i: only set, as a clash would)
 count() { n=$((n + 1)); i=$n; [ "$n" -ge "$1" ]; }
 n=0; check "wait_until: true at once" 0 wait_until 1 0.1 count 1
-[ "$n" = 1 ] && ok "wait_until: CMD ran once when true at once" || ko "runs when true at once" "$n"
+is "wait_until: CMD ran once when true at once" "$n" 1
 n=0; check "wait_until: true on the 3rd try" 0 wait_until 1 0.1 count 3
-[ "$n" = 3 ] && ok "wait_until: stopped at the 3rd try" || ko "stops when true" "ran $n times"
+is "wait_until: stopped at the 3rd try" "$n" 3
 n=0; check "wait_until: timeout is status 1" 1 wait_until 0.5 0.1 count 100
-[ "$n" = 6 ] && ok "wait_until: 0.5 s in steps of 0.1: 6 tries, 5 sleeps" || ko "tries before the timeout" "$n"
+is "wait_until: 0.5 s in steps of 0.1: 6 tries, 5 sleeps" "$n" 6
 n=0; check "wait_until: SECS 0 tries once" 1 wait_until 0 0.2 count 2
-[ "$n" = 1 ] && ok "wait_until: SECS 0 ran CMD once" || ko "SECS 0" "ran $n times"
+is "wait_until: SECS 0 ran CMD once" "$n" 1
 t0=${EPOCHREALTIME/./}
 wait_until 0.6 0.2 false
 dt=$(((${EPOCHREALTIME/./} - t0) / 1000))
-[ "$dt" -ge 550 ] && [ "$dt" -lt 3000 ] && ok "wait_until: a 0.6 s timeout took ${dt} ms" ||
-	ko "timeout duration" "${dt} ms for 0.6 s"
+if [ "$dt" -ge 550 ] && [ "$dt" -lt 3000 ]; then
+	ok "wait_until: a 0.6 s timeout took ${dt} ms"
+else
+	ko "wait_until: a 0.6 s timeout" "took ${dt} ms"
+fi
 check "wait_until: ! waits for CMD to fail (it does at once)" 0 wait_until 1 0.1 ! test -e "$T/none"
 touch "$T/f"
 check "wait_until: ! times out while CMD succeeds" 1 wait_until 0.2 0.1 ! test -e "$T/f"
@@ -63,17 +68,17 @@ wait
 last=""
 seen() { last=$1; false; }
 wait_until 0.1 0.1 seen 42
-[ "$last" = 42 ] && ok "wait_until: CMD's variables reach the caller" || ko "CMD in this shell" "last='$last'"
+is "wait_until: CMD's variables reach the caller" "$last" 42
 check "wait_until: bad SECS" 2 wait_until x 0.1 true 2>/dev/null
 check "wait_until: bad STEP" 2 wait_until 1 0 true 2>/dev/null
 check "wait_until: arguments with spaces" 0 wait_until 1 0.1 test "a b" = "a b"
 
 # xlab_opt / xlab_str: run.sh's and the suites' metadata read XLAB_OPTS with them
 export XLAB_OPTS="detach_cycles=50 front=xen-blkfront tier=ci front=xblkfront bad=x1"
-[ "$(xlab_opt detach_cycles 10)" = 50 ] && ok "xlab_opt: a number" || ko "xlab_opt" "$(xlab_opt detach_cycles 10)"
-[ "$(xlab_opt bad 7)" = 7 ] && ok "xlab_opt: not a number gives the default" || ko "xlab_opt default" "$(xlab_opt bad 7)"
-[ "$(xlab_str front x)" = xblkfront ] && ok "xlab_str: the last value" || ko "xlab_str" "$(xlab_str front x)"
-[ "$(xlab_str none dflt)" = dflt ] && ok "xlab_str: the default" || ko "xlab_str default" "$(xlab_str none dflt)"
+is "xlab_opt: a number" "$(xlab_opt detach_cycles 10)" 50
+is "xlab_opt: not a number gives the default" "$(xlab_opt bad 7)" 7
+is "xlab_str: the last value" "$(xlab_str front x)" xblkfront
+is "xlab_str: the default" "$(xlab_str none dflt)" dflt
 
 echo "lib: $pass passed, $fail failed"
 [ "$fail" = 0 ]
