@@ -2,15 +2,17 @@
 # shellcheck shell=bash
 #
 # The lab's shared helpers, for every side: sourced by lib/dom0.sh (the suites, in dom0), by
-# lib/guest.sh (every command a suite runs in a guest) and by run.sh (the host). They use
-# nothing but bash builtins and sleep: a fork costs ~25 ms in a guest and ~0.1 s in dom0 under
-# TCG, and a poll loop runs its condition many times.
+# lib/guest.sh (every command a suite runs in a guest) and by run.sh (the host). want and
+# wait_until fork nothing but sleep: a fork costs ~25 ms in a guest and ~0.1 s in dom0 under
+# TCG, and a poll runs its condition many times.
 #
 #   want NAME...                 the case filter: true if XLAB_CASES is empty or names one of
 #                                NAMEs (a case may go by its prefixed and its short name)
 #   wait_until SECS STEP [!] CMD [ARG...]
 #                                poll: run CMD every STEP s until it succeeds ("!": until it
 #                                fails); 0 then, 1 if it still had not after SECS/STEP sleeps
+#   irqsum REGEX                 interrupts so far, all CPUs, of the /proc/interrupts lines named
+#                                REGEX (dom0 and guests)
 #   xlab_opt KEY DEFAULT         the number KEY=N of XLAB_OPTS (dom0 sees it as XLAB_<KEY>)
 #   xlab_str KEY DEFAULT         the value KEY=VALUE of XLAB_OPTS (the last one)
 # The skip helpers (suite_require, setup_failed) are in lib/dom0.sh: they write case lines.
@@ -63,6 +65,12 @@ wait_until() {
 		sleep "$_wu_step"
 		_wu_i=$((_wu_i + 1))
 	done
+}
+
+# irqsum REGEX: interrupts so far, all CPUs, of the interrupt lines whose name matches REGEX
+irqsum() {
+	awk -v re="$1" '$NF ~ re { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i } END { print s + 0 }' \
+		/proc/interrupts
 }
 
 # xlab_opt KEY DEFAULT: the number KEY=N in XLAB_OPTS (what dom0 sees as XLAB_<KEY>), or DEFAULT

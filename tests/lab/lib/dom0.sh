@@ -584,14 +584,9 @@ disk_detach() {
 # there must be no vbd at that moment (run_case detaches everything after each case).
 BE_CUR=""
 be_use() {
-	local want="$*" m
+	local want="$*"
 	[ "$want" = "$BE_CUR" ] && return 0
-	for m in xen_blkback xblkback; do
-		if grep -q "^$m " /proc/modules; then
-			rmmod $m || { case_fail "rmmod $m failed"; return 1; }
-		fi
-	done
-	BE_CUR=""
+	be_unload || return 1
 	case $1 in
 	xen-blkback) modprobe xen-blkback "${@:2}" || { case_fail "modprobe xen-blkback ${*:2} failed"; return 1; } ;;
 	xblkback)
@@ -605,6 +600,16 @@ be_use() {
 	esac
 	BE_CUR=$want
 	log "backend: $want"
+}
+# be_unload: neither vbd backend (xen-blkback, xblkback) loaded; no vbd may be connected
+be_unload() {
+	local m
+	for m in xen_blkback xblkback; do
+		if grep -q "^$m " /proc/modules; then
+			rmmod $m || { case_fail "rmmod $m failed"; return 1; }
+		fi
+	done
+	BE_CUR=""
 }
 # be_param NAME: current value of a backend module parameter
 be_param() {

@@ -287,12 +287,6 @@ io_stuck_dump() {
 	fi
 }
 
-# irqsum REGEX: interrupts so far, all CPUs, of the interrupt lines whose name matches REGEX
-irqsum() {
-	awk -v re="$1" '$NF ~ re { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i } END { print s + 0 }' \
-		/proc/interrupts
-}
-
 # irqcpu REGEX: per line whose name matches REGEX, "NAME:N/N..." (interrupts so far on each
 # CPU), comma separated
 irqcpu() {

@@ -100,22 +100,9 @@ xen_active_grants() {
 		END { if (d in seen) print n + 0 }'
 }
 
-# nullb_cfg NAME BLOCKSIZE SIZE_MB: a memory-backed null_blk created through configfs (named
-# NAME, like its directory); nothing if it exists
-nullb_cfg() {
-	local d=/sys/kernel/config/nullb/$1
-	modprobe configfs 2>/dev/null
-	[ -d /sys/kernel/config/nullb ] || mount -t configfs configfs /sys/kernel/config 2>/dev/null
-	[ -d /sys/kernel/config/nullb ] || { log "no /sys/kernel/config/nullb"; return 1; }
-	[ -d "$d" ] && return 0
-	mkdir "$d" || return 1
-	echo "$2" > "$d/blocksize" && echo "$3" > "$d/size" && echo 1 > "$d/memory_backed" &&
-		echo 1 > "$d/power"
-}
-
 # nullb_4k: a 256 MiB memory-backed null_blk with 4 KiB logical blocks; prints its name (nb4k)
 nullb_4k() {
-	nullb_cfg nb4k 4096 256 || return 1
+	nullb_make nb4k blocksize=4096 size=256 memory_backed=1 || return 1
 	echo nb4k
 }
 
@@ -124,7 +111,7 @@ nullb_4k() {
 STRIPE=xlab-stripe
 stripe_dev() {
 	local n d sectors=$((128 * 2048))
-	nullb_cfg nbs0 512 128 && nullb_cfg nbs1 512 128 || return 1
+	nullb_make nbs0 size=128 memory_backed=1 && nullb_make nbs1 size=128 memory_backed=1 || return 1
 	modprobe dm-mod || return 1
 	if ! dmsetup info "$STRIPE" >/dev/null 2>&1; then
 		dmsetup create --noudevsync "$STRIPE" \

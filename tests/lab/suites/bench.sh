@@ -113,23 +113,13 @@ notify_work() {
 	for w in $NOTIFY; do want_work "$w" && echo "$w"; done
 }
 
-# nullb_cfg NAME key=value...: a configfs null_blk /dev/NAME, 1 GiB, memory-less
-nullb_cfg() {
-	local d=/sys/kernel/config/nullb/$1 kv
-	shift
-	[ -b "/dev/${d##*/}" ] && return 0
-	mkdir "$d" || return 1
-	for kv in size=1024 memory_backed=0 blocksize=512 queue_mode=2 "$@"; do
-		echo "${kv#*=}" > "$d/${kv%%=*}" || { log "nullb ${d##*/}: cannot set $kv"; return 1; }
-	done
-	echo 1 > "$d/power"
-}
-
 bench_setup() {
 	modprobe null_blk nr_devices=0 || return 1
 	modprobe configfs 2>/dev/null
 	[ -d /sys/kernel/config/nullb ] || mount -t configfs configfs /sys/kernel/config
-	nullb_cfg nbfast irqmode=1 && nullb_cfg nbslow irqmode=2 completion_nsec="$SLOW_NSEC" ||
+	# 1 GiB, memory-less
+	nullb_make nbfast size=1024 memory_backed=0 irqmode=1 &&
+		nullb_make nbslow size=1024 memory_backed=0 irqmode=2 completion_nsec="$SLOW_NSEC" ||
 		{ log "cannot create the null_blk devices"; return 1; }
 	command -v xlab-cputime > /dev/null || { log "xlab-cputime is missing from the dom0 image"; return 1; }
 	xlab-cputime 0 > /dev/null || { log "xlab-cputime 0 failed"; return 1; }
@@ -144,12 +134,6 @@ bench_setup() {
 # bsleep SECONDS: sleep without a fork (the CPU-time window should hold as little of dom0's
 # own bookkeeping as possible)
 bsleep() { read -r -t "$1" <> $LAB_TMP/sleep.fifo; }
-
-# irqsum REGEX (dom0): interrupts so far of the lines named REGEX
-irqsum() {
-	awk -v re="$1" '$NF ~ re { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i } END { print s + 0 }' \
-		/proc/interrupts
-}
 
 # be_counters VDEV: the backend's rd_req wr_req f_req ds_req err_req passes notify_in
 # notify_out timer_polls for G's VDEV ("-" for what a backend does not count: the in-tree one

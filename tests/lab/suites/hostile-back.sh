@@ -64,13 +64,7 @@ HBP=/sys/module/$HB/parameters
 
 # hb_use [KEYS-MODE]: the hostile backend as the vbd backend, fault off, keys mode set
 hb_use() {
-	local m
-	for m in xen_blkback xblkback; do
-		if grep -q "^$m " /proc/modules; then
-			rmmod $m || { case_fail "rmmod $m failed"; return 1; }
-		fi
-	done
-	BE_CUR=""
+	be_unload || return 1
 	if ! grep -q "^$HB " /proc/modules; then
 		insmod /extra/$HB.ko || { dmesg | tail -5; case_fail "insmod $HB.ko failed"; return 1; }
 	fi

@@ -53,16 +53,7 @@ qos_write() { { printf '%s\n' "$2" > "$(qos_attr "$1")"; } 2>&1 | sed 's/.*: //'
 
 # nullb_q NAME key=value...: a configfs null_blk (512 MiB, 512 B blocks, blk-mq, 1 ms
 # timer completions unless given); nothing if it exists
-nullb_q() {
-	local d=/sys/kernel/config/nullb/$1 kv
-	shift
-	[ -b "/dev/${d##*/}" ] && return 0
-	mkdir "$d" || return 1
-	for kv in size=512 blocksize=512 queue_mode=2 irqmode=2 completion_nsec=$NB_NSEC "$@"; do
-		echo "${kv#*=}" > "$d/${kv%%=*}" || { log "nullb ${d##*/}: cannot set $kv"; return 1; }
-	done
-	echo 1 > "$d/power" && [ -b "/dev/${d##*/}" ]
-}
+nullb_q() { nullb_make "$1" size=512 irqmode=2 completion_nsec="$NB_NSEC" "${@:2}"; }
 
 # dm_half NAME DISK HALF(0|1): a dm-linear device over one half of DISK; prints dm-N
 dm_half() {

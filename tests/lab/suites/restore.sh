@@ -54,16 +54,7 @@ NSEC=${XLAB_RESTORE_NSEC:-3000000000}
 SLOW=nbslow
 
 # slow_disk: a 128 MiB memory-backed null_blk (configfs) completing requests after $NSEC ns
-slow_disk() {
-	local d=/sys/kernel/config/nullb/$SLOW
-	modprobe configfs 2>/dev/null
-	[ -d /sys/kernel/config/nullb ] || mount -t configfs configfs /sys/kernel/config 2>/dev/null
-	[ -d /sys/kernel/config/nullb ] || { log "no /sys/kernel/config/nullb"; return 1; }
-	[ -d "$d" ] && return 0
-	mkdir "$d" && echo 512 > "$d/blocksize" && echo 128 > "$d/size" &&
-		echo 1 > "$d/memory_backed" && echo 2 > "$d/irqmode" &&
-		echo "$NSEC" > "$d/completion_nsec" && echo 1 > "$d/power" && [ -b /dev/$SLOW ]
-}
+slow_disk() { nullb_make "$SLOW" size=128 memory_backed=1 irqmode=2 completion_nsec="$NSEC"; }
 
 # guest_rehook NAME: after xl restore the guest has a new domid: watch its new rc node
 guest_rehook() {
