@@ -14,6 +14,8 @@
 #   make bench                   in-tree pair vs xblk vs dom0, side by side in the lab
 #   make test-faults             hostile peers, faults, detach and save/restore (lab)
 #   make test-faults-long        the same with the long cycle counts (50 detaches...)
+#   make lab-dups                the lab's shape: no repeated helper, no suite named in
+#                                tests/lab/run.sh (scripts/lab-dups.sh)
 
 KVER	?= $(shell uname -r)
 # Without headers for the running kernel (CI may run on another kernel than
@@ -28,7 +30,7 @@ PROBE_DIR	= $(ROOT)/build/probe/$(subst /,_,$(abspath $(KDIR)))
 AUTOCONF	= $(PROBE_DIR)/xblk_autoconf.h
 KBUILD_ARGS	= -C $(KDIR) M=$(ROOT) XBLK_ROOT=$(ROOT) XBLK_AUTOCONF=$(AUTOCONF)
 
-.PHONY: all modules clean probe check style matrix test-unit test test-long lab-demo test-faults test-faults-long test-k612 bench deps
+.PHONY: all modules clean probe check style matrix test-unit test test-long lab-demo lab-dups test-faults test-faults-long test-k612 bench deps
 
 all: modules
 
@@ -63,6 +65,9 @@ test-long:
 
 lab-demo:
 	scripts/lab-demo.sh
+
+lab-dups:
+	scripts/lab-dups.sh
 
 test-faults:
 	scripts/test-faults.sh

@@ -7,8 +7,9 @@
 #   unit    make -C tests/unit: userspace unit tests + fuzz corpus replay,
 #           then a short libFuzzer run of each target (make ... fuzz), the
 #           bench report's test, the lab's write checker (test-ackw.sh), its
-#           expectation helpers (test-expect.sh) and its shared helpers
-#           (test-lib.sh: want, wait_until)
+#           expectation helpers (test-expect.sh), its shared helpers
+#           (test-lib.sh: want, wait_until) and its shape (scripts/lab-dups.sh:
+#           no repeated helper, no suite named in run.sh)
 #   style   make style: checkpatch --strict, no function over 60 lines
 #   matrix  scripts/matrix.sh: W=1 + sparse build against 6.1, 6.12 and sid
 #   lab     tests/lab/run.sh front back: Xen under QEMU with our modules
@@ -134,6 +135,7 @@ for s in $stages; do
 			stage ackw 120 tests/lab/tools/test-ackw.sh
 			stage expect 60 tests/lab/tools/test-expect.sh
 			stage lablib 60 tests/lab/tools/test-lib.sh
+			stage labdups 300 scripts/lab-dups.sh
 		else
 			skip unit "no tests/unit/Makefile"
 		fi ;;

@@ -292,7 +292,7 @@ c_noisy() {
 
 # persistent: the grant and indirect attacks again with persistent grants negotiated (the
 # backend keeps grants mapped; a failed persistent map must not stay in its tree)
-c_persistent() {
+c_persistent_attacks() {
 	g_ok "$G" "echo 1 > /sys/module/xblkhostile/parameters/persistent" || return 1
 	h_attach nullb0 || return 1
 	expect "backend persistent" "$(cat "/sys/bus/xen-backend/devices/$(vbd_tag)/persistent" 2>/dev/null)" 1
@@ -792,7 +792,7 @@ if suite_begin; then
 		want keys "keys-$m" && run_case "keys-$m" c_keys "$kspec" "$kre"
 	done
 	want keys keys-good && run_case keys-good c_keys_good
-	want persistent && run_case persistent c_persistent
+	want persistent && run_case persistent c_persistent_attacks
 	want readonly && run_case readonly c_readonly
 	want unaligned && run_case unaligned c_unaligned
 	want unaligned && long_only unaligned-intree && run_case unaligned-intree c_unaligned_intree
