@@ -148,7 +148,7 @@ for s in $stages; do
 			# The demo (our pair under fio) runs in the long variant
 			# only: the fault suites below run our pair under fio too.
 			# tier=ci: the cases marked make-test-long only are skipped
-			# (tests/lab/README.md, "CI's time").
+			# (tests/lab/README.md, "tier=ci"; times: tests/lab/RUNS.md).
 			XLAB_OPTS="${XLAB_OPTS:+$XLAB_OPTS }tier=$([ -n "$long" ] && echo long || echo ci)" \
 			XLAB_TOTAL_TIMEOUT=${XLAB_TOTAL_TIMEOUT:-$(lab_guard)} \
 				stage lab 3700 tests/lab/run.sh front back ${long:+demo}
@@ -159,7 +159,7 @@ for s in $stages; do
 					stage blktests 3000 tests/lab/run.sh blktests
 				# and on bookworm-backports' 6.12, both sides; blktests'
 				# TIMEOUT 30 s: its 1 GiB job on a non-rotational xvd
-				# (xblkfront's) overran 10 s once (tests/lab/README.md)
+				# (xblkfront's) overran 10 s once (tests/lab/RUNS.md)
 				XLAB_BT_TIMEOUT=${XLAB_BT_TIMEOUT:-30} \
 				XLAB_OPTS="${XLAB_OPTS:+$XLAB_OPTS }dom0_kernel=6.12 guest_kernel=6.12" \
 				XLAB_TOTAL_TIMEOUT=${XLAB_TOTAL_TIMEOUT:-$(lab_guard)} \

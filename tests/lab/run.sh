@@ -26,7 +26,7 @@
 #                           backports' 6.12 (scripts/kimage612.sh) instead of 6.1, with our
 #                           modules built against its headers (README.md "Kernels");
 #                           tier=ci: make test's cut (long-only cases skipped, smaller fio
-#                           runs; README.md "CI's time"); hotplug=stock: Xen's own disk
+#                           runs; README.md "tier=ci"); hotplug=stock: Xen's own disk
 #                           hotplug script instead of init/hotplug-block;
 #                           xen=shadow|stock: the hypervisor every suite of the run boots:
 #                           Debian's (stock), or the same 4.17 built with shadow paging by

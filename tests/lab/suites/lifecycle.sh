@@ -24,7 +24,7 @@
 #     must then report exactly that block.
 # After the last cycle a plain detach; the frontend module's reference count is 0.
 # 6.1's xen-blkfront hangs on some of these detaches, with either backend (in 9 of 32 cycles on
-# xblkback and 3 of 11 on xen-blkback, detach-intreepair, in the runs of tests/lab/README.md).
+# xblkback and 3 of 11 on xen-blkback, detach-intreepair, in the runs of tests/lab/RUNS.md).
 # The guest's xenwatch waits in blkfront_remove -> del_gendisk -> blk_mq_freeze_queue_wait and a
 # writer in submit_bio_wait, after the detach itself finished.
 # One way there, from its source: blkfront_closing() stops the queues and goes Closed, but
