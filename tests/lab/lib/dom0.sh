@@ -522,6 +522,15 @@ domain_listed() {
 	xl list 2>/dev/null | awk -v d="$1" '$2 == d {f = 1} END {exit !f}'
 }
 
+# be_state_in NAME VDEV STATE...: the backend state of NAME's VDEV (into BE_STATE, for the
+# caller's message) is one of STATEs; a condition for wait_until
+be_state_in() {
+	local s
+	BE_STATE=$(xs_back "$1" "$2" state)
+	for s in "${@:3}"; do [ "$BE_STATE" = "$s" ] && return 0; done
+	return 1
+}
+
 # be_in_xenstore DOMID DEVID: a vbd or qdisk backend of that device is (still) in xenstore
 be_in_xenstore() {
 	xenstore-exists "/local/domain/0/backend/vbd/$1/$2" 2>/dev/null ||

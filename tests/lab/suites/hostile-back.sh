@@ -447,17 +447,21 @@ second_vbd() {
 	return $rc
 }
 
+# _requests_seen: the hostile backend took a request on xvdb (the count into arm_first's r)
+_requests_seen() {
+	r=$(hb_attr xvdb requests)
+	[ "${r:-0}" -ge 1 ]
+}
+
 # arm_first FAULT: the hostile backend breaks (FAULT) from its very first request: armed before
 # xl block-attach, so that the disk's first request, the partition scan of its addition, meets
 # it; returns once that request reached the backend (T_FIRST: when), with the fault then off
 # for vbds that have not injected one yet
 arm_first() {
-	local i=0 r
+	local r
 	echo "$1" > $HBP/fault || { case_fail "cannot set fault=$1"; return 1; }
 	hb_attach xvdb || return 1
-	while r=$(hb_attr xvdb requests); [ "${r:-0}" -lt 1 ] && [ $i -lt 150 ]; do
-		sleep 0.2; i=$((i + 1))
-	done
+	wait_until 30 0.2 _requests_seen
 	T_FIRST=$(now)
 	echo none > $HBP/fault
 	[ "${r:-0}" -ge 1 ] || { case_fail "the disk sent no request in 30 s"; return 1; }

@@ -359,12 +359,17 @@ slow_disk() {
 		{ case_fail "no slow null_blk"; return 1; }
 }
 
-# _be_state_in STATE...: the backend state of $G's $VDEV, into st, is one of STATEs
-_be_state_in() {
-	local s
-	st=$(xs_back "$G" $VDEV state)
-	for s in "$@"; do [ "$st" = "$s" ] && return 0; done
-	return 1
+# timed_attach NAME: xl block-attach of nullb1 as NAME's xvdb (run_case detaches it), how long
+# it took in ATT_T; non-zero if it failed. A reference taken on an idle dom0 first tells what a
+# second one may take while the backend is busy (the lab's speed varies from day to day)
+timed_attach() {
+	local t0 rc
+	t0=$(now)
+	timeout 60 xl block-attach "$1" "format=raw,vdev=xvdb,access=rw,target=/dev/nullb1"
+	rc=$?
+	ATT_T=$(awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.1f", b - a}')
+	CASE_DISKS+=("$1:xvdb")
+	return $rc
 }
 
 # h_attach_reg BACKING [OPTS]: h_attach, and let run_case detach it at the end
@@ -379,29 +384,23 @@ h_attach_reg() {
 # first, in the same boot: the lab's speed varies), not the 16 s. The slow vbd gets to Closed
 # once its reads are answered (xblkback), and nothing stays mapped.
 c_slowclose() {
-	local be=${1:-$BACK} q=g2 t0 t1 ta tb tc st
+	local be=${1:-$BACK} q=g2 t0 ta tb tc st
 	slow_disk || return 1
 	be_use "$be" || return 1
 	if [ -z "${G_DOMID[$q]}" ]; then
 		guest_create "$q" 2 384 || { case_fail "could not create guest $q"; return 1; }
 	fi
 	fe_use "$q" xen-blkfront || return 1
-	t0=$(now)
-	timeout 60 xl block-attach "$q" "format=raw,vdev=xvdb,access=rw,target=/dev/nullb1" ||
-		{ case_fail "xl block-attach $q failed on an idle dom0"; return 1; }
-	tb=$(awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.1f", b - a}')
-	CASE_DISKS+=("$q:xvdb")
+	timed_attach "$q" || { case_fail "xl block-attach $q failed on an idle dom0"; return 1; }
+	tb=$ATT_T
 	disk_detach "$q" xvdb || return 1
 	h_attach_reg /dev/nbslow || return 1
 	h_run slowclose 8 || { case_fail "guest: $H_LINE"; return 1; }
 	t0=$(now)
 	log "xl block-attach $q while d${G_DOMID[$G]}/$VDEV closes with 8 slow reads in flight"
-	timeout 60 xl block-attach "$q" "format=raw,vdev=xvdb,access=rw,target=/dev/nullb1" ||
-		case_fail "xl block-attach $q failed"
-	t1=$(now)
-	CASE_DISKS+=("$q:xvdb")
+	timed_attach "$q" || case_fail "xl block-attach $q failed"
+	ta=$ATT_T
 	st=$(xs_back "$G" $VDEV state)
-	ta=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b - a}')
 	# the bound is ours; xen-blkback's time is recorded. Waiting on xenwatch for the reads made
 	# it 10.7 s (ac3e560, Xen's hotplug script).
 	[ "$be" != xblkback ] || awk -v t="$ta" -v b="$tb" 'BEGIN{exit !(t < 2 * b + 1.5)}' ||
@@ -409,7 +408,8 @@ c_slowclose() {
 	g_ok "$q" "waitdev /dev/xvdb 45 && dd if=/dev/xvdb of=/dev/null bs=64k count=16 iflag=direct 2>&1 | tail -1" ||
 		case_fail "the second guest's disk does not work"
 	# the slow vbd: Closed once its reads are answered (16 s after they were pushed)
-	wait_until 60 0.2 _be_state_in 6
+	wait_until 60 0.2 be_state_in "$G" $VDEV 6
+	st=$BE_STATE
 	tc=$(awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.1f", b - a}')
 	if [ "$be" = xblkback ]; then
 		expect "slow vbd state" "$st" 6
@@ -432,19 +432,18 @@ c_slowclose() {
 # time (measured first), not the seconds ring 0's reads take; dom0 says which ring failed, the
 # vbd closes, detaches, and nothing stays mapped.
 RING_FAULT=/sys/kernel/debug/xblkback/fail_ring_start
+# xbb_threads DOMID: xblkback still has ring threads (xbb.DOMID.*) of that domain
+xbb_threads() { grep -qs "^xbb\.$1\." /proc/[0-9]*/comm; }
 c_ringstart() {
-	local v=g2 q=g3 dev t0 tb ta st i
+	local v=g2 q=g3 dev tb ta st
 	[ -f $RING_FAULT ] || { case_fail "no $RING_FAULT"; return 1; }
 	slow_disk || return 1
 	be_use "$BACK" || return 1
 	[ -n "${G_DOMID[$v]}" ] || guest_create "$v" 2 384 || { case_fail "could not create guest $v"; return 1; }
 	[ -n "${G_DOMID[$q]}" ] || guest_create "$q" 1 256 || { case_fail "could not create guest $q"; return 1; }
 	fe_use "$v" xen-blkfront && fe_use "$q" xen-blkfront || return 1
-	t0=$(now)
-	timeout 60 xl block-attach "$q" "format=raw,vdev=xvdb,access=rw,target=/dev/nullb1" ||
-		{ case_fail "xl block-attach $q failed on an idle dom0"; return 1; }
-	tb=$(awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.1f", b - a}')
-	CASE_DISKS+=("$q:xvdb")
+	timed_attach "$q" || { case_fail "xl block-attach $q failed on an idle dom0"; return 1; }
+	tb=$ATT_T
 	disk_detach "$q" xvdb || return 1
 	timeout 60 xl block-attach "$v" "format=raw,vdev=xvdb,access=rw,target=/dev/nbslow" ||
 		{ case_fail "xl block-attach $v failed"; return 1; }
@@ -459,29 +458,21 @@ c_ringstart() {
 	log "unbind xblkback from $dev (the frontend stays Connected)"
 	echo "$dev" > /sys/bus/xen-backend/drivers/xblkback/unbind || { case_fail "unbind failed"; return 1; }
 	# the old rings' threads answer what they had taken (2 s a read), then go
-	i=0
-	while grep -qs "^xbb\.${G_DOMID[$v]}\." /proc/[0-9]*/comm && [ $i -lt 200 ]; do
-		sleep 0.2; i=$((i + 1))
-	done
+	wait_until 40 0.2 ! xbb_threads "${G_DOMID[$v]}"
 	sleep 2   # more reads queue on the rings meanwhile
 	echo 2 > $RING_FAULT || { case_fail "cannot arm $RING_FAULT"; return 1; }
 	log "bind xblkback to $dev with ring 1's start failing"
 	echo "$dev" > /sys/bus/xen-backend/drivers/xblkback/bind || case_fail "bind failed"
-	t0=$(now)
-	timeout 60 xl block-attach "$q" "format=raw,vdev=xvdb,access=rw,target=/dev/nullb1" ||
-		case_fail "xl block-attach $q failed while $dev's connect failed"
-	ta=$(awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.1f", b - a}')
-	CASE_DISKS+=("$q:xvdb")
+	timed_attach "$q" || case_fail "xl block-attach $q failed while $dev's connect failed"
+	ta=$ATT_T
 	echo 0 > $RING_FAULT
 	# the bound is ours; stopping ring 0 on xenwatch made it wait for that ring's slow reads
 	awk -v t="$ta" -v b="$tb" 'BEGIN{exit !(t < 2 * b + 1.5)}' ||
 		case_fail "a third guest's xl block-attach took $ta s while $dev's connect failed, $tb s on an idle dom0"
 	dmesg | grep -q "$dev.*starting the thread of ring 1 (of 2)" ||
 		case_fail "dom0's log does not say ring 1's thread did not start: $(dmesg | grep "$dev" | tail -1 | cut -c1-150)"
-	i=0
-	while st=$(xs_back "$v" xvdb state); [ "$st" != 5 ] && [ "$st" != 6 ] && [ $i -lt 150 ]; do
-		sleep 0.2; i=$((i + 1))
-	done
+	wait_until 30 0.2 be_state_in "$v" xvdb 5 6
+	st=$BE_STATE
 	[ "$st" = 5 ] || [ "$st" = 6 ] || case_fail "the vbd's backend state is '$st', not Closing/Closed"
 	case_note "third guest's xl block-attach took $ta s ($tb s idle) while ring 1's start failed; backend state $st"
 	disk_detach "$q" xvdb
@@ -733,7 +724,7 @@ keys_try() {
 			dd if=/tmp/keys.spec of=$HD/keys bs=8k 2>/dev/null && echo go > $HD/keys && cat $HD/status" || return 1
 	fi
 	# refused: Closing (5) or, once we followed, Closed (6)
-	wait_until 20 0.2 _be_state_in 5 6
+	wait_until 20 0.2 be_state_in "$G" $VDEV 5 6
 	sleep 1
 	st=$(xenstore-read "$be/state" 2>/dev/null)
 	[ "$st" = 5 ] || [ "$st" = 6 ] || case_fail "backend state $st, not Closing/Closed"

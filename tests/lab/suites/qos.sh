@@ -328,13 +328,8 @@ c_bad() {
 
 # wait_be_closing NAME VDEV SECS: the backend leaves InitWait/Connected for Closing or Closed
 wait_be_closing() {
-	local i=0 st
-	while [ $i -lt $(($3 * 5)) ]; do
-		st=$(xs_back "$1" "$2" state)
-		[ "$st" = 5 ] || [ "$st" = 6 ] && return 0
-		sleep 0.2; i=$((i + 1))
-	done
-	case_fail "backend state is '$st' $3 s later (want 5 Closing or 6 Closed)"
+	wait_until "$3" 0.2 be_state_in "$1" "$2" 5 6 && return 0
+	case_fail "backend state is '$BE_STATE' $3 s later (want 5 Closing or 6 Closed)"
 	return 1
 }
 
