@@ -137,10 +137,7 @@ cleanup() {
 		if [ -n "$p" ] && grep -q qemu-system "/proc/$p/cmdline" 2>/dev/null; then
 			say "stopping QEMU (pid $p)"
 			kill -TERM "$p" 2>/dev/null
-			for _ in 1 2 3 4 5 6 7 8 9 10; do
-				kill -0 "$p" 2>/dev/null || break
-				sleep 0.2
-			done
+			wait_until 2 0.2 ! kill -0 "$p" 2>/dev/null
 			kill -KILL "$p" 2>/dev/null
 		fi
 		rm -f "$OUT/qemu.pid" "$OUT/qemu.owner" "$OUT/serial.in"
@@ -223,11 +220,10 @@ inner() {
 		say "got the lab lock"
 	fi
 	# a QEMU started by something that does not take the lock (e.g. the reference recipe)
-	w=0
-	while [ -n "$(foreign_qemu)" ] && [ $w -lt "${XLAB_LOCK_WAIT:-2400}" ]; do
-		[ $w = 0 ] && say "another qemu-system-x86_64 is running (pid $(foreign_qemu)), waiting for it to end ..."
-		sleep 10; w=$((w + 10))
-	done
+	if [ -n "$(foreign_qemu)" ]; then
+		say "another qemu-system-x86_64 is running (pid $(foreign_qemu)), waiting for it to end ..."
+		wait_until "${XLAB_LOCK_WAIT:-2400}" 10 ! foreign_qemu_runs
+	fi
 
 	# -------------------------------------------------------------- build
 	GUEST_MODS=$OUT/modules
@@ -485,6 +481,9 @@ xen_image() {
 }
 
 foreign_qemu() { pgrep -x qemu-system-x86_64 2>/dev/null | head -1; }
+# (a condition for wait_until)
+# shellcheck disable=SC2317
+foreign_qemu_runs() { [ -n "$(foreign_qemu)" ]; }
 
 # suite_clock: the clock the loaded suite boots on: XLAB_CLOCK if set, else its SUITE_CLOCK
 # (icount: deterministic figures, see Documentation/bench.rst)

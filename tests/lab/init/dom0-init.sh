@@ -25,6 +25,8 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 ln -sf /proc/self/fd /dev/fd
 ln -sf fd/0 /dev/stdin; ln -sf fd/1 /dev/stdout; ln -sf fd/2 /dev/stderr
 syslogd -O /var/log/messages   # hotplug scripts log through logger(1)
+# shellcheck source=tests/lab/lib/common.sh
+. /lab/common.sh   # wait_until
 
 say() { echo "XLAB[dom0 $(cut -d' ' -f1 /proc/uptime)] $*"; }
 die() {
@@ -59,10 +61,7 @@ mount -t xenfs xenfs /proc/xen || die "mount xenfs"
 grep -q control_d /proc/xen/capabilities || die "not the control domain"
 export XENSTORED_ROOTDIR=/run/xenstored
 xenstored --pid-file /run/xenstore.pid || die "xenstored"
-i=0
-until xenstore-read -s / >/dev/null 2>&1; do
-	i=$((i + 1)); [ $i -gt 60 ] && die "xenstored not answering"; sleep 1
-done
+wait_until 60 1 xenstore-read -s / >/dev/null 2>&1 || die "xenstored not answering"
 xen-init-dom0 >/dev/null || die "xen-init-dom0"
 # --log=guest: every guest console is written to /var/log/xen/console/guest-<name>.log, which
 # is how dom0 sees guest output (lib/dom0.sh tails it onto our console)
