@@ -236,7 +236,7 @@ _guest_create1() {
 	[ -n "${XLAB_GUEST_TSC:-}" ] && tsc="tsc_mode = \"$XLAB_GUEST_TSC\""
 	cat > $LAB_TMP/$name.cfg <<-EOF
 	name = "$name"
-	type = "pv"
+	type = "${GUEST_TYPE:-pv}"
 	kernel = "$kernel"
 	ramdisk = "${XLAB_GUEST_RAMDISK:-/guest/domU.cpio}"
 	extra = "console=hvc0 loglevel=6 ${XLAB_GUEST_EXTRA:-}${XLAB_KPROF:+ profile=2}"
@@ -249,7 +249,7 @@ _guest_create1() {
 	on_crash = "destroy"
 	EOF
 	rm -f "$CONSOLE_DIR/guest-$name.log"
-	log "xl create $name (vcpus=$vcpus mem=${mem}M disks: ${disks:-none})"
+	log "xl create $name (${GUEST_TYPE:-pv}, vcpus=$vcpus mem=${mem}M disks: ${disks:-none})"
 	if ! timeout 120 xl create $LAB_TMP/$name.cfg; then
 		log "xl create $name failed"; tail -20 /var/log/xen/xl-"$name".log 2>/dev/null
 		xl destroy "$name" 2>/dev/null
