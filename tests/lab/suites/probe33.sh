@@ -103,6 +103,9 @@ c_stock() {
 	g_run g2 "waitdev /dev/xvdd 45 && dd if=/dev/xvdd bs=4k count=1 iflag=direct 2>/dev/null | md5sum"
 	case_note "w! attach: $(tr '\n' '|' < $out | cut -c1-200) g2: $(grep -v '^XLAB' "$G_OUT" | tr '\n' ' ')"
 	dmesg | grep -iE 'xblkback|claim' | tail -8 | sed 's/^/    /'
+	log "syslog of the hotplug scripts:"; grep -E 'scripts/block' /var/log/messages | tail -30 | sed 's/^/    /'
+	tail -20 /var/log/xen/xen-hotplug.log 2>/dev/null | sed 's/^/    hotplug.log: /'
+	xenstore-ls -f "/local/domain/0/backend/vbd" | grep -E 'hotplug-error|hotplug-status' | sed 's/^/    /'
 	t0=$(now)
 	timeout 90 xl block-detach g2 xvdd
 	case_note "detach $(awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.1f", b-a}')s"
