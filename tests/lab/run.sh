@@ -428,11 +428,12 @@ kernel_series() {
 #   SUITE_IMAGE     image extras: small-guest, or NAME for extras/NAME.sh (none)
 #   SUITE_DOM0_MEM  dom0's memory, MiB (1024)
 #   SUITE_QEMU_MEM  the machine's memory, MiB (3072)
+#   SUITE_CPU       QEMU's -cpu for its boot (qemu64); XLAB_CPU overrides it
 #   SUITE_DEFAULT   its place in the default set, 1 first (empty: not in it)
 suite_load() {
 	local def
 	SUITE_TIMEOUT=1200 SUITE_NEEDS="" SUITE_CLOCK=wall SUITE_XEN=stock SUITE_IMAGE=""
-	SUITE_DOM0_MEM=1024 SUITE_QEMU_MEM=3072 SUITE_DEFAULT=""
+	SUITE_DOM0_MEM=1024 SUITE_QEMU_MEM=3072 SUITE_DEFAULT="" SUITE_CPU=qemu64
 	[ -n "$1" ] || return 0
 	def=$(sed -n '/^suite_meta() {/,/^}/p' "$HERE/suites/$1.sh" 2>/dev/null)
 	[ -n "$def" ] || { echo "suites/$1.sh: no suite_meta() (README.md \"Suite metadata\")" >&2; return 1; }
@@ -603,7 +604,7 @@ boot() {
 	# bash), with thread=multi or single and also with max,-fsgsbase; the stress suite saw
 	# 4-5 such crashes per 150 s with max and none with qemu64.
 	local cmd=(qemu-system-x86_64 -machine pc "${clk[@]}"
-		-cpu "${XLAB_CPU:-qemu64}" -smp 2 -m "$SUITE_QEMU_MEM"
+		-cpu "${XLAB_CPU:-$SUITE_CPU}" -smp 2 -m "$SUITE_QEMU_MEM"
 		-display none -vga none -monitor none -no-reboot -nodefaults -serial stdio
 		-pidfile "$OUT/qemu.pid" -kernel "$(xen_image)" -append "$(xen_cmdline)" -initrd "$initrd")
 	# insnprof=1: count every instruction per translation block (tests/bench/xlab-insnprof.c);
