@@ -26,8 +26,9 @@
 #                           backports' 6.12 (scripts/kimage612.sh) instead of 6.1, with our
 #                           modules built against its headers (README.md "Kernels");
 #                           tier=ci: make test's cut (long-only cases skipped, smaller fio
-#                           runs; README.md "tier=ci"); hotplug=stock: Xen's own disk
-#                           hotplug script instead of init/hotplug-block;
+#                           runs; README.md "tier=ci"); hotplug=stock|lab: xl's disk
+#                           hotplug script, Xen's own or the lab's shortcut (init/hotplug-
+#                           block), for every suite of the run (default: its SUITE_HOTPLUG);
 #                           xen=shadow|stock: the hypervisor every suite of the run boots:
 #                           Debian's (stock), or the same 4.17 built with shadow paging by
 #                           scripts/xen-shadow.sh (cached in /var/cache/xblk/xen-shadow/,
@@ -429,11 +430,14 @@ kernel_series() {
 #   SUITE_DOM0_MEM  dom0's memory, MiB (1024)
 #   SUITE_QEMU_MEM  the machine's memory, MiB (3072)
 #   SUITE_CPU       QEMU's -cpu for its boot (qemu64); XLAB_CPU overrides it
+#   SUITE_HOTPLUG   xl's disk hotplug script in its dom0: lab, the lab's shortcut
+#                   (init/hotplug-block), or stock, Xen's own /etc/xen/scripts/block (lab);
+#                   XLAB_OPTS hotplug= overrides it
 #   SUITE_DEFAULT   its place in the default set, 1 first (empty: not in it)
 suite_load() {
 	local def
 	SUITE_TIMEOUT=1200 SUITE_NEEDS="" SUITE_CLOCK=wall SUITE_XEN=stock SUITE_IMAGE=""
-	SUITE_DOM0_MEM=1024 SUITE_QEMU_MEM=3072 SUITE_DEFAULT="" SUITE_CPU=qemu64
+	SUITE_DOM0_MEM=1024 SUITE_QEMU_MEM=3072 SUITE_DEFAULT="" SUITE_CPU=qemu64 SUITE_HOTPLUG=lab
 	[ -n "$1" ] || return 0
 	def=$(sed -n '/^suite_meta() {/,/^}/p' "$HERE/suites/$1.sh" 2>/dev/null)
 	[ -n "$def" ] || { echo "suites/$1.sh: no suite_meta() (README.md \"Suite metadata\")" >&2; return 1; }
@@ -463,12 +467,13 @@ default_suites() {
 # list_suites: run.sh --list, every suite's metadata as run.sh sees it with this XLAB_OPTS
 list_suites() {
 	local s
-	printf '%-13s %-7s %-7s %-6s %-6s %-7s %-12s %s\n' suite default timeout clock xen mem image needs
+	printf '%-13s %-7s %-7s %-6s %-6s %-7s %-7s %-12s %s\n' suite default timeout clock xen mem hotplug image \
+		needs
 	for s in $(all_suites); do
 		suite_load "$s" || continue
-		printf '%-13s %-7s %-7s %-6s %-6s %-7s %-12s %s\n' "$s" "${SUITE_DEFAULT:--}" "$SUITE_TIMEOUT" \
-			"$(suite_clock)" "$(xen_flavour)" "$SUITE_DOM0_MEM/$SUITE_QEMU_MEM" "${SUITE_IMAGE:--}" \
-			"${SUITE_NEEDS:--}"
+		printf '%-13s %-7s %-7s %-6s %-6s %-7s %-7s %-12s %s\n' "$s" "${SUITE_DEFAULT:--}" "$SUITE_TIMEOUT" \
+			"$(suite_clock)" "$(xen_flavour)" "$SUITE_DOM0_MEM/$SUITE_QEMU_MEM" \
+			"$(xlab_str hotplug "$SUITE_HOTPLUG")" "${SUITE_IMAGE:--}" "${SUITE_NEEDS:--}"
 	done
 }
 
@@ -587,6 +592,8 @@ boot() {
 	# xlab.budget: dom0 stops starting cases when its uptime passes it, so that a slow or hanging
 	# suite still ends with a complete report before QEMU's timeout
 	dom0_cmdline="console=hvc0 earlyprintk=xen loglevel=6 ${suite:+xlab.suites=$suite} xlab.budget=$((tmo - 120)) ${XLAB_CASES:+xlab.cases=$XLAB_CASES}"
+	# the suite's disk hotplug script (SUITE_HOTPLUG), before XLAB_OPTS: dom0 takes the last
+	dom0_cmdline="$dom0_cmdline xlab.hotplug=$SUITE_HOTPLUG"
 	for w in ${XLAB_OPTS:-}; do dom0_cmdline="$dom0_cmdline xlab.$w"; done
 	# kprof=1: the kernel's tick profiler (/proc/profile) in dom0 and the guests
 	[[ " ${XLAB_OPTS:-} " == *" kprof=1 "* ]] && dom0_cmdline="$dom0_cmdline profile=2"

@@ -68,9 +68,15 @@ xen-init-dom0 >/dev/null || die "xen-init-dom0"
 xenconsoled --pid-file /run/xenconsoled.pid --log=guest --log-dir=/var/log/xen/console \
 	--timestamp=none || die "xenconsoled"
 xl list >/dev/null || die "xl list"
-# disks' hotplug script: the lab's for block devices (init/hotplug-block says why), unless
-# xlab.hotplug=stock
-if [ "${XLAB_HOTPLUG:-lab}" != stock ]; then
+# disks' hotplug script: the lab's shortcut for block devices (init/hotplug-block says why),
+# unless xlab.hotplug=stock (run.sh: the suite's SUITE_HOTPLUG, or XLAB_OPTS hotplug=): Xen's
+# own /etc/xen/scripts/block, as Debian installs it
+case ${XLAB_HOTPLUG:-lab} in
+stock) say "disk hotplug script: Xen's /etc/xen/scripts/block" ;;
+lab) say "disk hotplug script: the lab's shortcut (hotplug-block; Xen's is block-stock)" ;;
+*) die "xlab.hotplug=$XLAB_HOTPLUG: lab or stock" ;;
+esac
+if [ "${XLAB_HOTPLUG:-lab}" = lab ]; then
 	mv /etc/xen/scripts/block /etc/xen/scripts/block-stock &&
 		cp /lab/hotplug-block /etc/xen/scripts/block && chmod 755 /etc/xen/scripts/block ||
 		die "hotplug script"

@@ -108,12 +108,19 @@ c_data() {
 	fe_expect "error responses" q_errors 0
 }
 
-# c_queues BACKING QUEUES: multi-queue negotiation (frontend max_queues; blkback offers
-# num_online_cpus of dom0 = 2) + data
+# c_queues BACKING QUEUES [ORDER]: multi-queue negotiation (frontend max_queues; the backend
+# offers num_online_cpus of dom0 = 2, or is loaded with max_queues=QUEUES beyond that) + data.
+# With ORDER the frontend also asks that ring order (max_ring_page_order) and must get it. The
+# guest needs QUEUES vCPUs: with fewer the case runs in a guest that has them (vcpu_guest),
+# detaching and checking its kernel itself (run_case checks $G's)
 c_queues() {
-	local bk=$1 q=$2 nq msg
-	be_use "$BACK" || return 1
-	c_data "$bk" max_queues="$q" || return 1
+	local bk=$1 q=$2 o=${3:-} nq msg adv got main=$G G=$G bep=() fep=(max_queues="$2")
+	[ "$q" -le 2 ] || bep=(max_queues="$q")
+	[ -z "$o" ] || fep+=(max_ring_page_order="$o")
+	vcpu_guest "$q" || return 1
+	G=$VG
+	be_use "$BACK" "${bep[@]}" || return 1
+	c_data "$bk" "${fep[@]}" || return 1
 	nq=$(xs_front "$G" xvdb multi-queue-num-queues)
 	expect "frontend multi-queue-num-queues" "${nq:-1}" "$q"
 	expect "guest blk-mq hw queues" "$DI_hw_queues" "$q"
@@ -121,7 +128,23 @@ c_queues() {
 	be_expect "$G" xvdb nr_rings "$q"
 	msg=$(be_connect_msg "$G" xvdb)
 	[ -z "$msg" ] || [[ $msg == *"using $q queues"* ]] || case_fail "backend says: $msg"
-	case_note "queues=${nq:-1}"
+	if [ -n "$o" ]; then
+		adv=$(xs_back "$G" xvdb max-ring-page-order)
+		[ "${adv:-0}" -ge "$o" ] || case_fail "backend offers ring order ${adv:-0}, below the $o asked"
+		got=$(xs_front "$G" xvdb ring-page-order)
+		expect "frontend ring-page-order" "${got:-0}" "$o"
+		fe_expect "ring order" ring_page_order "$o"
+		be_expect "$G" xvdb ring_page_order "$o"
+	fi
+	case_note "queues=${nq:-1}${o:+ ring-page-order=${got:-0}}, $(neg_note)"
+	# a guest of its own (vcpu_guest): detach and check its kernel here, then let it go
+	[ "$G" = "$main" ] || { disk_detach "$G" xvdb && guest_destroy "$G"; }
+}
+
+# neg_note: for a case note, what the guest's frontend says it negotiated (xblkfront's
+# xblk/nr_queues and xblk/ring_page_order, read by devinfo/feinfo) and the guest's CPUs
+neg_note() {
+	echo "guest $G CPUs ${DI_cpus:-?}${FI_nr_queues:+, xblk/nr_queues=$FI_nr_queues xblk/ring_page_order=$FI_ring_page_order}"
 }
 
 # c_indirect SEGS: SEGS=0 -> no indirect descriptors: a request carries at most 11 segments
@@ -197,7 +220,7 @@ c_ring() {
 	expect "number of ring-ref nodes" "$nrefs" $((1 << want))
 	fe_expect "ring order" ring_page_order "$want"
 	be_expect "$G" xvdb ring_page_order "$want"
-	case_note "ring-page-order=${got:-0} ($nrefs ring pages)"
+	case_note "ring-page-order=${got:-0} ($nrefs ring pages), $(neg_note)"
 }
 
 # c_discard: blkdiscard reaches the backend (loop on tmpfs supports punch-hole)

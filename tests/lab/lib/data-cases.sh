@@ -20,6 +20,7 @@ data_cases() {
 	}
 	dc_want nullb-q1         && run_case "${pfx}nullb-q1" c_queues nullb0 1
 	dc_want nullb-q2         && run_case "${pfx}nullb-q2" c_queues nullb0 2
+	dc_want nullb-q4         && run_case "${pfx}nullb-q4" c_queues nullb0 4 4
 	dc_want loop-q2          && run_case "${pfx}loop-q2" c_queues loop0 2
 	dc_want indirect-off     && run_case "${pfx}indirect-off" c_indirect 0
 	dc_want indirect-on      && run_case "${pfx}indirect-on" c_indirect 64
@@ -28,6 +29,7 @@ data_cases() {
 	dc_want persistent-beoff && run_case "${pfx}persistent-beoff" c_persistent 1 0
 	dc_want ring-order0      && run_case "${pfx}ring-order0" c_ring 0 4
 	dc_want ring-order2      && run_case "${pfx}ring-order2" c_ring 2 4
+	dc_want ring-order3      && run_case "${pfx}ring-order3" c_ring 4 3
 	dc_want ring-order-fe1   && run_case "${pfx}ring-order-fe1" c_ring 4 1
 	dc_want discard          && run_case "${pfx}discard" c_discard
 	dc_want flush            && run_case "${pfx}flush" c_flush

@@ -5,7 +5,8 @@
 # lib/common.sh (want, wait_until) first and lib/cases.sh (the reusable cases) last.
 #
 #   results     case_begin/case_fail/case_note/case_end, run_case, case_skip
-#   guests      guest_create NAME [VCPUS] [MEM_MB] [DISKSPEC...], guest_destroy, guest_ensure
+#   guests      guest_create NAME [VCPUS] [MEM_MB] [DISKSPEC...], guest_destroy, guest_ensure,
+#               main_vcpus, guest_vcpus, vcpu_guest (4-vCPU guests)
 #   in-guest    g_run [-t SECS] NAME CMD (sets G_RC, G_OUT), g_ok, g_out
 #   disks       backing_setup, backing NAME, disk_attach, disk_detach, vdev_devid
 #   backend     be_use MODULE [param=value...], be_stat, be_stats, xs_front, xs_back
@@ -278,6 +279,37 @@ _guest_create1() {
 	log "guest $name (domid $domid) agent ready"
 }
 
+# main_vcpus CI: the vCPUs of a suite's main guest: XLAB_OPTS guest_vcpus=N, else CI under
+# tier=ci (make test: what CI's time allows that suite), else 4 (make test-long, a plain run):
+# xblkfront's default of 4 queues needs 4 vCPUs; Xen runs them on the lab's 2 pCPUs
+main_vcpus() {
+	if [ -n "${XLAB_GUEST_VCPUS:-}" ]; then
+		echo "$XLAB_GUEST_VCPUS"
+	elif [ "${XLAB_TIER:-}" = ci ]; then
+		echo "$1"
+	else
+		echo 4
+	fi
+}
+
+# guest_vcpus NAME: the vCPUs guest NAME was created with
+guest_vcpus() {
+	local a
+	read -r _ a _ <<< "${G_ARGS[$1]:-}"
+	echo "${a:-2}"
+}
+
+# vcpu_guest N: into VG, a guest with at least N vCPUs: $G if it has them, else guest "gN"
+# (N vCPUs, 512 MiB), created unless it runs already
+vcpu_guest() {
+	VG=$G
+	[ "$(guest_vcpus "$G")" -ge "$1" ] && return 0
+	VG=g$1
+	[ -n "${G_DOMID[$VG]:-}" ] && [ -z "${G_BAD[$VG]}" ] && guest_alive "$VG" && return 0
+	[ -n "${G_DOMID[$VG]:-}" ] && guest_destroy "$VG"
+	guest_create "$VG" "$1" 512 || { case_fail "could not create a $1-vCPU guest $VG"; return 1; }
+}
+
 guest_destroy() {
 	local name=$1
 	xl destroy "$name" 2>/dev/null || { sleep 1; xl destroy "$name" 2>/dev/null; }
@@ -541,6 +573,23 @@ be_in_xenstore() {
 xs_front() { xenstore-read "/local/domain/${G_DOMID[$1]}/device/vbd/$(vdev_devid "$2")/$3" 2>/dev/null; }
 xs_back() { xenstore-read "/local/domain/0/backend/${4:-vbd}/${G_DOMID[$1]}/$(vdev_devid "$2")/$3" 2>/dev/null; }
 xs_front_dump() { xenstore-ls -f "/local/domain/${G_DOMID[$1]}/device/vbd/$(vdev_devid "$2")" 2>/dev/null; }
+
+# hotplug_script: which disk hotplug script xl runs for a vbd: Xen's /etc/xen/scripts/block
+# (with its lock and its sharing check: a suite's SUITE_HOTPLUG=stock, or XLAB_OPTS
+# hotplug=stock) or the lab's shortcut (init/hotplug-block, dom0-init.sh installs it)
+hotplug_script() {
+	if grep -q check_device_sharing /etc/xen/scripts/block 2>/dev/null; then
+		echo "Xen's /etc/xen/scripts/block"
+	else
+		echo "the lab's shortcut (init/hotplug-block)"
+	fi
+}
+# hotplug_runs [DOMID [DEVID]]: how many times Xen's block script wrote a vbd's
+# physical-device so far (the lines it logs through syslog; the lab's shortcut logs none)
+hotplug_runs() {
+	grep -c "scripts/block: Writing backend/vbd/${1:-[0-9]*}/${2:-[0-9]*}/physical-device " \
+		/var/log/messages 2>/dev/null
+}
 
 # disk_attach NAME BACKING VDEV [DISKSPEC-OPTIONS]: hot-plug a disk (xl block-attach), wait for
 # the guest to see /dev/VDEV. It is detached at the end of the case by run_case.

@@ -37,10 +37,11 @@ klog_has() { dmesg | tail -n +"$1" | grep -q -- "$2"; }
 
 # devinfo DEV: one line of queue facts, as KEY=VALUE words dom0 can parse
 devinfo() {
-	local d=${1#/dev/} q n=0 x
+	local d=${1#/dev/} q n=0 x c
 	q=/sys/block/$d/queue
 	for x in /sys/block/"$d"/mq/*; do [ -e "$x" ] && n=$((n + 1)); done
-	echo "XLAB-DEVINFO $d sectors=$(cat /sys/block/"$d"/size) hw_queues=$n" \
+	read -r c < /sys/devices/system/cpu/online
+	echo "XLAB-DEVINFO $d sectors=$(cat /sys/block/"$d"/size) hw_queues=$n cpus=$c" \
 		"max_segments=$(cat $q/max_segments) max_sectors_kb=$(cat $q/max_sectors_kb)" \
 		"max_hw_sectors_kb=$(cat $q/max_hw_sectors_kb) nr_requests=$(cat $q/nr_requests)" \
 		"discard_max_bytes=$(cat $q/discard_max_bytes) write_cache=$(cat $q/write_cache | tr ' ' _)" \

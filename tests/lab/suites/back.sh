@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash disable=SC2034,SC2154
 # Suite "back": our xblkback in dom0, with our xblkfront (cases "ours-*") and with the in-tree
-# xen-blkfront (cases "intree-*", a subset) in the guest.
+# xen-blkfront (cases "intree-*", a subset) in the guest. The guest has 4 vCPUs (main_vcpus:
+# fewer under tier=ci, then nullb-q4, 4 queues and ring order 4, runs in a 4-vCPU guest of its
+# own).
 
 # what run.sh needs to know about this suite (README.md "Suite metadata")
 suite_meta() {
@@ -13,16 +15,17 @@ G=g1 BACK=xblkback
 suite_require
 FRONT=xblkfront
 [ -f /extra/xblkfront.ko ] || FRONT=xen-blkfront
-if suite_begin; then
+if suite_begin "$(main_vcpus 2)"; then
 	if [ "$FRONT" = xblkfront ]; then
 		# (make test: each setting once with both our ends; front and intree- cover the rest)
-		data_cases ours- -qdisk ~nullb-q1 ~indirect-on ~persistent-off ~persistent-on ~ring-order2
+		data_cases ours- -qdisk ~nullb-q1 ~indirect-on ~persistent-off ~persistent-on ~ring-order2 \
+			~ring-order3
 	else
 		case_skip ours-all "xblkfront.ko not in the image"
 	fi
 	FRONT=xen-blkfront
 	data_cases intree- -qdisk -nullb-q1 -indirect-off -persistent-on -persistent-beoff -ring-order2 \
-		-ring-order-fe1 -hotplug -sched ~loop-q2 ~indirect-on ~persistent-off ~ext4
+		-ring-order-fe1 -ring-order3 -hotplug -sched ~nullb-q4 ~loop-q2 ~indirect-on ~persistent-off ~ext4
 else
 	setup_failed
 fi

@@ -11,8 +11,9 @@ suite_meta() {
 . /lab/data-cases.sh
 G=g1 FRONT=xen-blkfront BACK=xen-blkback
 if suite_begin; then
-	# (nullb-q1 and ring-order-fe1 are covered by "front" against the same backend)
-	data_cases "" -nullb-q1 -ring-order-fe1 -sched
+	# (nullb-q1, ring-order-fe1 and ring-order3 are covered by "front" against the same
+	# backend; nullb-q4 runs in a 4-vCPU guest of its own: vcpu_guest)
+	data_cases "" -nullb-q1 -ring-order-fe1 -ring-order3 -sched
 else
 	setup_failed
 fi

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash disable=SC2034
+# shellcheck shell=bash disable=SC2034,SC2154
 # Suite "lifecycle" (not in the default set): the disk's life cycle under I/O, xblkback in dom0
 # on a null_blk.
 #   detach-ours      xblkfront in the guest
@@ -39,8 +39,9 @@
 
 # what run.sh needs to know about this suite (README.md "Suite metadata")
 suite_meta() {
-	# 90 s per detach cycle
+	# 90 s per detach cycle; xl's disks through Xen's own hotplug script (the suite header)
 	SUITE_TIMEOUT=$((600 + 90 * $(xlab_opt detach_cycles 10))) SUITE_NEEDS="blkback/xblkback.ko"
+	SUITE_HOTPLUG=stock
 }
 . /lab/dom0.sh
 G=g1 BACK=xblkback
@@ -128,6 +129,21 @@ fe_known_hang() {
 		grep -q '^ackw_end: pid .* wchan=submit_bio_wait' "$G_OUT"
 }
 
+# lc_negotiated LABEL: $G's xvdb connected with what c_detach asks: 4 queues (as many as the
+# guest's vCPUs when fewer) and ring order 4, in xenstore and, for xblkfront, in its
+# xblk/nr_queues and xblk/ring_page_order (devinfo read them at the attach); into NEG
+lc_negotiated() {
+	local wq nq no
+	wq=$(guest_vcpus "$G")
+	[ "$wq" -le 4 ] || wq=4
+	nq=$(xs_front "$G" xvdb multi-queue-num-queues) no=$(xs_front "$G" xvdb ring-page-order)
+	NEG="${nq:-1} queues, ring order ${no:-0}"
+	[ "${nq:-1}/${no:-0}" = "$wq/4" ] || { case_fail "$1: $NEG (xenstore), expected $wq, 4"; return 1; }
+	[ "$FRONT" = xblkfront ] || return 0
+	NEG="$NEG (xblk/nr_queues=$FI_nr_queues, xblk/ring_page_order=$FI_ring_page_order)"
+	[ "$FI_nr_queues/$FI_ring_page_order" = "$wq/4" ] || { case_fail "$1: $NEG, expected $wq, 4"; return 1; }
+}
+
 # c_detach FRONT [BACK [MAXHANGS]]: XLAB_DETACH_CYCLES x (write, detach under I/O, re-attach,
 # verify); BACK is xblkback unless given. With xen-blkfront, a cycle that ends in its known hang
 # (fe_known_hang) does not fail the case if the backend finished: the guest is replaced and the
@@ -137,12 +153,18 @@ c_detach() {
 	local fe=$1 maxhangs=${3:-1} hangs=0 hang_at=""
 	local n=${XLAB_DETACH_CYCLES:-10} i runid d inflight w0 w1 acked tacked=0 tchecked=0
 	local tnewer=0 tmixed=0 tlanded=0 dts="" dmax=0 ends="" bad sample m0 m1 ref ran=0
+	local FRONT=$fe neg h0
 	[[ $n =~ ^[0-9]+$ ]] && [ "$n" -gt 0 ] || { case_fail "bad XLAB_DETACH_CYCLES '$n'"; return 1; }
-	be_use "$BACK" || return 1
-	fe_use "$G" "$fe" || return 1
+	# 4 queues (dom0 has 2 CPUs: the backend's default would be 2) and ring order 4
+	# (xblkfront's default is 2)
+	be_use "$BACK" max_queues=4 || return 1
+	fe_use "$G" "$fe" max_ring_page_order=4 || return 1
+	h0=$(hotplug_runs)
 	wait_no_vbd "$G" xvdb "before" || return 1
 	runid=$(((RANDOM << 30 | RANDOM << 15 | RANDOM) + 1))
 	disk_attach "$G" $BK xvdb || return 1
+	lc_negotiated "first attach" || return 1
+	neg=$NEG
 	for i in $(seq 1 "$n"); do
 		if [ -n "${XLAB_BUDGET:-}" ] && [ "$(cut -d. -f1 /proc/uptime)" -gt $((XLAB_BUDGET - 90)) ]; then
 			case_fail "only $((i - 1)) of $n cycles fit in the boot's time budget"
@@ -171,7 +193,7 @@ c_detach() {
 			guest_destroy "$G"
 			[ "$hangs" -lt "$maxhangs" ] && [ "$i" -lt "$n" ] || break
 			guest_ensure "$G" || { case_fail "cycle $i: guest $G could not be re-created"; return 1; }
-			fe_use "$G" "$fe" || return 1
+			fe_use "$G" "$fe" max_ring_page_order=4 || return 1
 			disk_attach "$G" $BK xvdb || return 1
 			continue
 		elif [ "$G_RC" != 0 ]; then
@@ -193,6 +215,7 @@ c_detach() {
 		dom0_kcheck
 		# the same device again: every acknowledged write must be there
 		disk_attach "$G" $BK xvdb || return 1
+		lc_negotiated "cycle $i: re-attach" || return 1
 		g_run -t 300 "$G" "xlab-ackw verify -d /dev/xvdb -r $runid -c $i -l /tmp/ackw"
 		grep -q '^XLAB-ACKV cycle' "$G_OUT" ||
 			{ case_fail "cycle $i: verify did not run (rc=$G_RC): $(grep -v '^XLAB-G' "$G_OUT" | tail -2 | tr '\n' '|')"; return 1; }
@@ -239,13 +262,83 @@ c_detach() {
 		case_note "xen-blkfront hung (blkfront_remove -> del_gendisk, a writer in submit_bio_wait) in cycle$hang_at: the known 6.1 frontend hang; each time the detach had completed and the backend left nothing behind; the guest was replaced$([ "$hangs" -ge "$maxhangs" ] && echo "; the case ends at hang $maxhangs")"
 	case_note "$ran of $n cycles completed: writes acknowledged ${tacked} blocks, checked after re-attach ${tchecked} distinct blocks, all as written (${tnewer} also held a later unacknowledged write, ${tmixed} a per-sector mix of both, ${tlanded} unacknowledged-only landed)"
 	case_note "detach under I/O took$dts s (max ${dmax}s); per cycle writers ended by an error/longest writer run/guest writes in flight before the detach (max of the last 3 s):$ends"
+	case_note "xvdb: $neg at every attach ($(guest_vcpus "$G") vCPUs; guest CPUs $DI_cpus); hotplug: $(hotplug_script)$([ "$(hotplug_runs)" -gt "$h0" ] && echo ", which ran $(($(hotplug_runs) - h0)) times (its syslog lines)")"
 	case_note "after the last detach:$([ "$BACK" = xblkback ] && echo " grants_mapped=0 pages_in_use=0,") no vbd$([ -n "${G_DOMID[$G]:-}" ] && echo ", $fe refcnt 0"); dom0 MemFree/Slab KiB after the first completed cycle -> after the last: $m0 -> $m1"
+}
+
+# c_share: Xen's block hotplug script decides who may share a device (its check_device_sharing,
+# which Documentation/blkback.rst cites for migration), before xblkback opens it. nullb1 is
+# attached writable to $G as xvdb, then:
+#   - to $G again (xvdc, mode w): the same VM (the script's same_vm), allowed; xblkback shares
+#     the claim of the VM's other vbd (its log says so) and the guest sees the data through both;
+#   - to another guest, mode w, then r: refused by the script ("Device ... is mounted in a guest
+#     domain, and so cannot be mounted now" / "... read-write in a guest domain, and so cannot
+#     be mounted read-only now", what xl reports from its hotplug-error), xblkback never asked to
+#     open it (no "opening device" line) and no vbd left;
+#   - to the other guest, mode w! (shared writable: xl's disk syntax has no such mode, so a
+#     wrapper writes it into the vbd's mode before it runs Xen's script): allowed, no sharing
+#     check; xblkback opens it without a claim and the other guest reads what $G wrote.
+SHARE=g2
+c_share() {
+	local d=nullb1 out=$LAB_TMP/share.out dev c0 c1 s0 s1 sum1 sum2 rc
+	dev=$(backing $d)
+	cat > /etc/xen/scripts/block-wshared <<-'EOF2'
+	#!/bin/sh
+	# the lab's: mode w! (shared writable) for this vbd, then Xen's own script
+	[ "$1" = add ] && xenstore-write "$XENBUS_PATH/mode" 'w!'
+	exec /etc/xen/scripts/block "$@"
+	EOF2
+	chmod 755 /etc/xen/scripts/block-wshared
+	be_use xblkback || return 1
+	fe_use "$G" xblkfront || return 1
+	disk_attach "$G" $d xvdb || return 1
+	c0=$(dmesg | grep -c 'sharing the claim of another vbd of /vm/')
+	disk_attach "$G" $d xvdc || return 1
+	c1=$(dmesg | grep -c 'sharing the claim of another vbd of /vm/')
+	[ "$c1" -gt "$c0" ] || case_fail "second vbd of the same VM: xblkback did not say it shares the claim"
+	g_ok "$G" "dd if=/dev/urandom of=/tmp/blk bs=4k count=1 2>/dev/null &&
+		dd if=/tmp/blk of=/dev/xvdb bs=4k seek=7 oflag=direct 2>/dev/null &&
+		dd if=/dev/xvdc bs=4k skip=7 count=1 iflag=direct 2>/dev/null | cmp - /tmp/blk &&
+		md5sum < /tmp/blk" || return 1
+	sum1=$(grep -oE '^[0-9a-f]{32}' "$G_OUT")
+	guest_create "$SHARE" 2 384 || { case_fail "could not create guest $SHARE"; return 1; }
+	fe_use "$SHARE" xblkfront || return 1
+	s0=$(dmesg | grep -c "vbd-${G_DOMID[$SHARE]}-.*opening device")
+	share_refused w rw xvdb "is mounted in a guest domain,.and so cannot be mounted now" || return 1
+	share_refused r ro xvdc "is mounted read-write in a guest domain,.and so cannot be mounted read-only now" || return 1
+	s1=$(dmesg | grep -c "vbd-${G_DOMID[$SHARE]}-.*opening device")
+	[ "$s1" = "$s0" ] || case_fail "xblkback was asked to open $dev for $SHARE: $(dmesg | grep "vbd-${G_DOMID[$SHARE]}-" | tail -1)"
+	disk_attach "$SHARE" $d xvdd script=/etc/xen/scripts/block-wshared || return 1
+	expect "mode of $SHARE's xvdd" "$(xs_back "$SHARE" xvdd mode)" 'w!'
+	dmesg | grep -q "vbd-${G_DOMID[$SHARE]}-$(vdev_devid xvdd).*(w!)" ||
+		case_fail "xblkback did not open $SHARE's xvdd in mode w!: $(dmesg | grep "vbd-${G_DOMID[$SHARE]}-" | tail -1)"
+	g_ok "$SHARE" "dd if=/dev/xvdd bs=4k skip=7 count=1 iflag=direct 2>/dev/null | md5sum" || return 1
+	sum2=$(grep -oE '^[0-9a-f]{32}' "$G_OUT")
+	expect "block 7 as $SHARE reads it (md5)" "$sum2" "$sum1"
+	rc=$(hotplug_runs "${G_DOMID[$SHARE]}")
+	[ "$rc" -ge 1 ] || case_fail "Xen's block script logged no physical-device write for $SHARE"
+	disk_detach "$SHARE" xvdd || return 1
+	guest_destroy "$SHARE"
+	case_note "hotplug: $(hotplug_script); same VM: allowed, claim shared; other VM: w and r refused by the script ($(cut -c1-110 < "$out" | tr '\n' ' ')), xblkback not asked; w!: allowed, $SHARE read what $G wrote"
+}
+
+# share_refused MODE ACCESS VDEV MESSAGE: xl block-attach of nullb1 to $SHARE with ACCESS must
+# fail with Xen's script's MESSAGE (a regex: "." stands for its newline), leaving no vbd
+share_refused() {
+	local spec="format=raw,vdev=$3,access=$2,target=/dev/nullb1" m
+	timeout 90 xl block-attach "$SHARE" "$spec" > "$out" 2>&1 &&
+		{ case_fail "mode $1: xl block-attach $SHARE $spec was allowed"; CASE_DISKS+=("$SHARE:$3"); return 1; }
+	log "mode $1 refused: $(tr '\n' '|' < "$out")"
+	m=$(tr '\n' ' ' < "$out")
+	[[ $m =~ $4 ]] || case_fail "mode $1: xl did not report the script's refusal: $(cut -c1-300 <<< "$m")"
+	wait_until 10 0.5 ! be_in_xenstore "${G_DOMID[$SHARE]}" "$(vdev_devid "$3")" ||
+		case_fail "mode $1: $SHARE's vbd $3 still in xenstore after the refusal"
 }
 
 suite_require
 # shellcheck disable=SC2034  # (read by suite_begin in cases.sh)
 FRONT=xen-blkfront
-if suite_begin; then
+if suite_begin "$(main_vcpus 4)"; then
 	# the hotplug script's first run can exceed libxl's timeout on a loaded host (seen once):
 	# one attach and detach of another device first, outside the cases
 	log "warm-up: attach and detach nullb2 (xen-blkfront)"
@@ -255,6 +348,15 @@ if suite_begin; then
 		want detach-ours && run_case detach-ours c_detach xblkfront
 	else
 		case_skip detach-ours "xblkfront.ko not in the image"
+	fi
+	if ! want share; then
+		:
+	elif [[ $(hotplug_script) != Xen* ]]; then
+		case_skip share "needs Xen's hotplug script (XLAB_OPTS hotplug=lab?)"
+	elif [ -f /extra/xblkfront.ko ]; then
+		run_case share c_share
+	else
+		case_skip share "xblkfront.ko not in the image"
 	fi
 	# 6.1's xen-blkfront can hang on a detach under I/O (see above): the interop case runs
 	# only when asked for (scripts/test-faults.sh --long sets detach_intree=1)

@@ -16,9 +16,12 @@
 #         and with a fast disk everything completes before the suspend: nothing to replay.)
 # XLAB_RESTORE_CYCLES times (default 3; the long variant: 10): `xl save` (the domain is
 # suspended with requests in flight and destroyed), the backend is reloaded with other
-# parameters (queues 4 -> 1 -> 2, ring order 0 -> 2 -> 1, cycling), `xl restore`. After every
-# restore the frontend must have reconnected with the new backend's queue count and ring
-# order (xenstore), both writers must still run (no I/O error, no verify error), and dom0 must
+# parameters (queues 2 -> 4 -> 1 -> 3, ring order 1 -> 4 -> 3 -> 0, cycling), `xl restore`.
+# The guest has 4 vCPUs (main_vcpus) and the frontend is loaded with max_ring_page_order=4
+# (xblkfront's default is 2): after every restore it must have reconnected with exactly
+# min(backend's queues, vCPUs, 4) queues and ring order min(backend's order, 4) (xenstore,
+# and xblkfront's xblk/nr_queues and xblk/ring_page_order), both writers must still run (no
+# I/O error, no verify error), and dom0 must
 # hold no grant of the old domain. At the end the writers are stopped and every block whose
 # last write was acknowledged must hold exactly that write (xlab-ackw verify); fio must
 # finish its last pass (it is told to stop after it) and every pass must end with err=0.
@@ -67,13 +70,38 @@ guest_rehook() {
 	G_WATCHFD[$name]=$fd G_WATCHPID[$name]=$!
 }
 
-# the parameters of cycle N: (max_queues max_ring_page_order)
+# the parameters of cycle N: (max_queues max_ring_page_order); make test's 2 cycles go from
+# 2 queues, order 1 to 4 queues, order 4 (what a 4-vCPU guest's xblkfront takes when allowed
+# order 4) to 1 queue, order 3
 cycle_params() {
-	case $(($1 % 3)) in
-	0) echo "4 0" ;;
-	1) echo "1 2" ;;
-	2) echo "2 1" ;;
+	case $(($1 % 4)) in
+	0) echo "2 1" ;;
+	1) echo "4 4" ;;
+	2) echo "1 3" ;;
+	3) echo "3 0" ;;
 	esac
+}
+
+# rs_negotiated LABEL Q O: $G's xvdb connected with what the frontend (asking 4 queues and ring
+# order 4) must take from a backend offering Q queues and order O: min(Q, the guest's vCPUs,
+# 4) queues and order min(O, 4), in xenstore and, for xblkfront, in its xblk/nr_queues and
+# xblk/ring_page_order; appends "queues/order" to seen (and to xblk, xblkfront's view)
+rs_negotiated() {
+	local wq=$2 wo=$3 v nq no
+	v=$(guest_vcpus "$G")
+	[ "$wq" -le "$v" ] || wq=$v
+	[ "$wq" -le 4 ] || wq=4
+	[ "$wo" -le 4 ] || wo=4
+	nq=$(xs_front "$G" xvdb multi-queue-num-queues) no=$(xs_front "$G" xvdb ring-page-order)
+	seen="${seen:+$seen }${nq:-1}/${no:-0}"
+	log "$1: backend max_queues=$2 order=$3, frontend queues=${nq:-1} order=${no:-0}"
+	[ "${nq:-1}/${no:-0}" = "$wq/$wo" ] ||
+		case_fail "$1: frontend uses ${nq:-1} queues, ring order ${no:-0}; the backend offers $2, $3 ($v vCPUs): expected $wq, $wo"
+	[ "$front" = xblkfront ] || return 0
+	feinfo "$G" xvdb || return 1
+	xblk="${xblk:+$xblk }$FI_nr_queues/$FI_ring_page_order"
+	[ "$FI_nr_queues/$FI_ring_page_order" = "$wq/$wo" ] ||
+		case_fail "$1: xblk/nr_queues=$FI_nr_queues xblk/ring_page_order=$FI_ring_page_order, expected $wq, $wo"
 }
 
 # fio_loop: the guest command that writes and verifies xvdc in passes of 12 MiB (io_uring, 32
@@ -138,20 +166,19 @@ _fe_settled() {
 }
 
 c_restore() {
-	local front=$1 i q o nq no t0 ts tr sav=$LAB_TMP/$G.save seen="" runid acked bad
+	local front=$1 i q o t0 ts tr sav=$LAB_TMP/$G.save seen="" xblk="" runid acked bad
 	local BE=${2:-$BACK}
 	read -r q o < <(cycle_params 0)
 	# (xen-blkback's ring order is a load-time parameter: it stays 2)
 	[ "$BE" = xen-blkback ] && o=2
 	be_use "$BE" max_queues=$q max_ring_page_order=$o || return 1
-	fe_use "$G" "$front" || return 1
+	fe_use "$G" "$front" max_ring_page_order=4 || return 1
 	slow_disk || { case_fail "cannot create the slow null_blk (configfs)"; return 1; }
 	disk_attach "$G" nullb2 xvdb || return 1
 	disk_attach "$G" /dev/$SLOW xvdc || return 1
 	runid=$((RANDOM * 32768 + RANDOM))
 	g_ok "$G" "rm -rf /tmp/ackw /tmp/ackw.out /tmp/ackw.rc; mkdir -p /tmp/ackw; (xlab-ackw write -d /dev/xvdb -r $runid -c 1 -l /tmp/ackw -j 8 -m 8 -t 3600 > /tmp/ackw.out 2>&1; echo \$? > /tmp/ackw.rc) & rm -f /tmp/rs.rc /tmp/rs.stop /tmp/rs.log; $(fio_loop) & sleep 4; grep -c '^A ' /tmp/ackw/job0.log; pidof fio" || return 1
-	nq=$(xs_front "$G" xvdb multi-queue-num-queues) no=$(xs_front "$G" xvdb ring-page-order)
-	seen="${nq:-1}/${no:-0}"
+	rs_negotiated "start" "$q" "$o"
 	for i in $(seq 1 "$CYCLES"); do
 		read -r q o < <(cycle_params "$i")
 		[ "$BE" = xen-blkback ] && o=2
@@ -186,19 +213,9 @@ c_restore() {
 		local st
 		wait_until 60 1 _fe_settled
 		[ "$st" = 4 ] || case_fail "cycle $i: frontend state $st after restore"
-		nq=$(xs_front "$G" xvdb multi-queue-num-queues)
-		no=$(xs_front "$G" xvdb ring-page-order)
-		seen="$seen ${nq:-1}/${no:-0}"
-		log "cycle $i: save ${ts}s, restore (or migration) ${tr}s, backend max_queues=$q order=$o, frontend queues=${nq:-1} order=${no:-0}"
-		# a frontend takes at most what the backend offers
-		[ "${nq:-1}" -le "$q" ] || case_fail "cycle $i: frontend uses ${nq} queues, backend offers $q"
-		[ "${no:-0}" -le "$o" ] || case_fail "cycle $i: frontend ring order $no, backend offers $o"
-		# after a migration xblkfront (max_queues 4, max_ring_page_order 2 by default, 2 vCPUs)
-		# negotiates again what the arriving domain's backend offers
-		if [ -n "$MIGRATE" ] && [ "$front" = xblkfront ]; then
-			[ "${nq:-1}" = $((q < 2 ? q : 2)) ] && [ "${no:-0}" = $((o < 2 ? o : 2)) ] ||
-				case_fail "cycle $i: frontend uses ${nq:-1} queues, order ${no:-0}; the backend offers $q, $o"
-		fi
+		log "cycle $i: save ${ts}s, restore (or migration) ${tr}s"
+		# xblkfront and xen-blkfront negotiate again what the new backend offers
+		rs_negotiated "cycle $i" "$q" "$o"
 		case_ok || return 1
 		# let I/O run on the new rings for a while
 		sleep 5
@@ -240,7 +257,7 @@ c_restore() {
 		fi
 		case_note "requests replayed per restore on xvdc: $n"
 	fi
-	case_note "$CYCLES $([ -n "${MIGRATE:-}" ] && echo live migration || echo save/restore) cycles with $BE, queues/order per cycle: $seen"
+	case_note "$CYCLES $([ -n "${MIGRATE:-}" ] && echo live migration || echo save/restore) cycles with $BE, $(guest_vcpus "$G") vCPUs, queues/order per cycle: $seen${xblk:+ (xblk/nr_queues/ring_page_order: $xblk)}"
 }
 
 # like suite_begin, with a smaller guest (384 MiB: 256 cannot unpack the initramfs): its
@@ -258,14 +275,14 @@ if [ -n "$MIGRATE" ]; then
 		for c in migrate-ours migrate-intreeback; do
 			want $c && case_skip $c "this Xen cannot live-migrate a PV guest: no shadow paging (xl info virt_caps: ${caps:-?}; XLAB_OPTS xen=stock?)"
 		done
-	elif backing_setup && be_use $BACK && guest_create $G 2 384; then
+	elif backing_setup && be_use $BACK && guest_create $G "$(main_vcpus 4)" 384; then
 		want migrate-ours && run_case migrate-ours c_restore xblkfront xblkback
 		want migrate-intreeback && run_case migrate-intreeback c_restore xblkfront xen-blkback
 	fi
 	suite_end
 	exit
 fi
-if backing_setup && be_use $BACK && guest_create $G 2 384; then
+if backing_setup && be_use $BACK && guest_create $G "$(main_vcpus 4)" 384; then
 	want restore-ours && { [ -f /extra/xblkfront.ko ] && run_case restore-ours c_restore xblkfront ||
 		case_skip restore-ours "xblkfront.ko not built"; }
 	want restore-intree && long_only restore-intree && run_case restore-intree c_restore xen-blkfront
