@@ -318,6 +318,7 @@ c_share() {
 	rc=$(hotplug_runs "${G_DOMID[$SHARE]}")
 	[ "$rc" -ge 1 ] || case_fail "Xen's block script logged no physical-device write for $SHARE"
 	disk_detach "$SHARE" xvdd || return 1
+	G=$SHARE g_kcheck
 	guest_destroy "$SHARE"
 	case_note "hotplug: $(hotplug_script); same VM: allowed, claim shared; other VM: w and r refused by the script ($(cut -c1-110 < "$out" | tr '\n' ' ')), xblkback not asked; w!: allowed, $SHARE read what $G wrote"
 }
