@@ -24,8 +24,8 @@
 #
 # scripts/test-all.sh --long (make test-long) runs the long variants
 # instead: the fuzz targets 600 s each (make -C tests/unit fuzz-long), the
-# lab demo suite besides front and back, blktests (on 6.1, then on 6.12
-# both sides: stage blktests612) and 16 guests on one dom0 (tests/lab
+# lab demo and pvh (a PVH guest) suites besides front and back,
+# blktests (on 6.1, then on 6.12 both sides: stage blktests612) and 16 guests on one dom0 (tests/lab
 # suites blktests, many), test-faults.sh --long, the lab on the 6.12
 # kernel (stage lab612, scripts/test-k612.sh), and the
 # package stage with a lab boot on the DKMS-built modules; it is
@@ -151,7 +151,7 @@ for s in $stages; do
 			# (tests/lab/README.md, "tier=ci"; times: tests/lab/RUNS.md).
 			XLAB_OPTS="${XLAB_OPTS:+$XLAB_OPTS }tier=$([ -n "$long" ] && echo long || echo ci)" \
 			XLAB_TOTAL_TIMEOUT=${XLAB_TOTAL_TIMEOUT:-$(lab_guard)} \
-				stage lab 3700 tests/lab/run.sh front back ${long:+demo}
+				stage lab 3700 tests/lab/run.sh front back ${long:+demo pvh}
 			# blktests on both pairs (its own boot: only its guest image
 			# carries blktests and the tools it runs)
 			if [ -n "$long" ]; then
