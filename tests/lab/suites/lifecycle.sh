@@ -273,8 +273,8 @@ c_detach() {
 #     the claim of the VM's other vbd (its log says so) and the guest sees the data through both;
 #   - to another guest, mode w, then r: refused by the script ("Device ... is mounted in a guest
 #     domain, and so cannot be mounted now" / "... read-write in a guest domain, and so cannot
-#     be mounted read-only now", what xl reports from its hotplug-error), xblkback never asked to
-#     open it (no "opening device" line) and no vbd left;
+#     be mounted read-only now", in the vbd's hotplug-error, which xl reports), no
+#     physical-device written, xblkback never asked to open it (no "opening device" line);
 #   - to the other guest, mode w! (shared writable: xl's disk syntax has no such mode, so a
 #     wrapper writes it into the vbd's mode before it runs Xen's script): allowed, no sharing
 #     check; xblkback opens it without a claim and the other guest reads what $G wrote.
@@ -324,16 +324,24 @@ c_share() {
 }
 
 # share_refused MODE ACCESS VDEV MESSAGE: xl block-attach of nullb1 to $SHARE with ACCESS must
-# fail with Xen's script's MESSAGE (a regex: "." stands for its newline), leaving no vbd
+# fail with Xen's script's MESSAGE (a regex: "." stands for its newline), as xl reports it and
+# as the script left it in the vbd's hotplug-error, with hotplug-status busy and no
+# physical-device. libxl leaves the refused vbd in xenstore (seen: still there 10 s later):
+# xl block-detach must remove it.
 share_refused() {
-	local spec="format=raw,vdev=$3,access=$2,target=/dev/nullb1" m
+	local spec="format=raw,vdev=$3,access=$2,target=/dev/nullb1" m e
 	timeout 90 xl block-attach "$SHARE" "$spec" > "$out" 2>&1 &&
 		{ case_fail "mode $1: xl block-attach $SHARE $spec was allowed"; CASE_DISKS+=("$SHARE:$3"); return 1; }
 	log "mode $1 refused: $(tr '\n' '|' < "$out")"
 	m=$(tr '\n' ' ' < "$out")
 	[[ $m =~ $4 ]] || case_fail "mode $1: xl did not report the script's refusal: $(cut -c1-300 <<< "$m")"
+	e=$(xs_back "$SHARE" "$3" hotplug-error | tr '\n' ' ')
+	[[ $e =~ $4 ]] || case_fail "mode $1: the vbd's hotplug-error is '$e'"
+	expect "mode $1: hotplug-status" "$(xs_back "$SHARE" "$3" hotplug-status)" busy
+	[ -z "$(xs_back "$SHARE" "$3" physical-device)" ] || case_fail "mode $1: the refused vbd has a physical-device"
+	timeout 60 xl block-detach "$SHARE" "$3" || case_fail "mode $1: xl block-detach of the refused $3 failed"
 	wait_until 10 0.5 ! be_in_xenstore "${G_DOMID[$SHARE]}" "$(vdev_devid "$3")" ||
-		case_fail "mode $1: $SHARE's vbd $3 still in xenstore after the refusal"
+		case_fail "mode $1: $SHARE's refused vbd $3 still in xenstore after xl block-detach"
 }
 
 suite_require
