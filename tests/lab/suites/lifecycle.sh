@@ -274,7 +274,8 @@ c_detach() {
 #   - to another guest, mode w, then r: refused by the script ("Device ... is mounted in a guest
 #     domain, and so cannot be mounted now" / "... read-write in a guest domain, and so cannot
 #     be mounted read-only now", in the vbd's hotplug-error, which xl reports), no
-#     physical-device written, xblkback never asked to open it (no "opening device" line);
+#     physical-device written, xblkback never asked to open it (no "device" or "opening device"
+#     line of it in dom0's log);
 #   - to the other guest, mode w! (shared writable: xl's disk syntax has no such mode, so a
 #     wrapper writes it into the vbd's mode before it runs Xen's script): allowed, no sharing
 #     check; xblkback opens it without a claim and the other guest reads what $G wrote.
@@ -303,10 +304,11 @@ c_share() {
 	sum1=$(grep -oE '^[0-9a-f]{32}' "$G_OUT")
 	guest_create "$SHARE" 2 384 || { case_fail "could not create guest $SHARE"; return 1; }
 	fe_use "$SHARE" xblkfront || return 1
-	s0=$(dmesg | grep -c "vbd-${G_DOMID[$SHARE]}-.*opening device")
+	# xblkback's lines for an open of the device, done ("device M:m (mode)") or failed
+	s0=$(dmesg | grep -cE "vbd-${G_DOMID[$SHARE]}-.*(: device [0-9]+:[0-9]+ \\(|opening device)")
 	share_refused w rw xvdb "is mounted in a guest domain,.and so cannot be mounted now" || return 1
 	share_refused r ro xvdc "is mounted read-write in a guest domain,.and so cannot be mounted read-only now" || return 1
-	s1=$(dmesg | grep -c "vbd-${G_DOMID[$SHARE]}-.*opening device")
+	s1=$(dmesg | grep -cE "vbd-${G_DOMID[$SHARE]}-.*(: device [0-9]+:[0-9]+ \\(|opening device)")
 	[ "$s1" = "$s0" ] || case_fail "xblkback was asked to open $dev for $SHARE: $(dmesg | grep "vbd-${G_DOMID[$SHARE]}-" | tail -1)"
 	disk_attach "$SHARE" $d xvdd script=/etc/xen/scripts/block-wshared || return 1
 	expect "mode of $SHARE's xvdd" "$(xs_back "$SHARE" xvdd mode)" 'w!'
