@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash disable=SC2034,SC2154
 # Suite "back": our xblkback in dom0, with our xblkfront (cases "ours-*") and with the in-tree
-# xen-blkfront (cases "intree-*", a subset) in the guest. The guest has 4 vCPUs (main_vcpus:
-# fewer under tier=ci, then nullb-q4, 4 queues and ring order 4, runs in a 4-vCPU guest of its
-# own).
+# xen-blkfront (cases "intree-*", a subset) in the guest. The guest has 4 vCPUs
+# (main_vcpus; under tier=ci too: they cost the suite's cases a few seconds, tests/lab/RUNS.md),
+# so that nullb-q4 gets 4 queues and ring order 4.
 
 # what run.sh needs to know about this suite (README.md "Suite metadata")
 suite_meta() {
@@ -15,7 +15,7 @@ G=g1 BACK=xblkback
 suite_require
 FRONT=xblkfront
 [ -f /extra/xblkfront.ko ] || FRONT=xen-blkfront
-if suite_begin "$(main_vcpus 2)"; then
+if suite_begin "$(main_vcpus)"; then
 	if [ "$FRONT" = xblkfront ]; then
 		# (make test: each setting once with both our ends; front and intree- cover the rest)
 		data_cases ours- -qdisk ~nullb-q1 ~indirect-on ~persistent-off ~persistent-on ~ring-order2 \

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash disable=SC2034,SC2154
 # Suite "front": our xblkfront in the guest against the in-tree xen-blkback (null_blk and loop
-# backing), and against QEMU's xen-block (qdisk) backend. The guest has 4 vCPUs (main_vcpus:
-# fewer under tier=ci, then nullb-q4, 4 queues and ring order 4, runs in a 4-vCPU guest of its
-# own).
+# backing), and against QEMU's xen-block (qdisk) backend. The guest has 4 vCPUs
+# (main_vcpus; under tier=ci too: they cost the suite's cases a few seconds, tests/lab/RUNS.md),
+# so that nullb-q4 gets 4 queues and ring order 4.
 
 # what run.sh needs to know about this suite (README.md "Suite metadata")
 suite_meta() {
@@ -13,7 +13,7 @@ suite_meta() {
 . /lab/data-cases.sh
 G=g1 FRONT=xblkfront BACK=xen-blkback
 suite_require
-if suite_begin "$(main_vcpus 2)"; then
+if suite_begin "$(main_vcpus)"; then
 	data_cases
 else
 	setup_failed

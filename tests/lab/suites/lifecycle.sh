@@ -349,7 +349,7 @@ share_refused() {
 suite_require
 # shellcheck disable=SC2034  # (read by suite_begin in cases.sh)
 FRONT=xen-blkfront
-if suite_begin "$(main_vcpus 4)"; then
+if suite_begin "$(main_vcpus)"; then
 	# the hotplug script's first run can exceed libxl's timeout on a loaded host (seen once):
 	# one attach and detach of another device first, outside the cases
 	log "warm-up: attach and detach nullb2 (xen-blkfront)"

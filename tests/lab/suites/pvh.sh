@@ -37,7 +37,7 @@ c_pvh_boot() {
 	case_note "virt_caps: $caps; guest: $(grep -o 'Booting kernel on Xen PVH' "$G_OUT"), CPUs $(g_field cpus)"
 }
 
-if suite_begin "$(main_vcpus 4)"; then
+if suite_begin "$(main_vcpus)"; then
 	want pvh-boot && run_case pvh-boot c_pvh_boot
 	data_cases pvh-ours- -nullb-q1 -nullb-q2 -loop-q2 -indirect-on -persistent-on -persistent-beoff \
 		-ring-order0 -ring-order2 -ring-order-fe1 -sched -bounce -untrusted -qdisk -trace -xblkstat

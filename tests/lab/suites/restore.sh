@@ -281,14 +281,14 @@ if [ -n "$MIGRATE" ]; then
 		for c in migrate-ours migrate-intreeback; do
 			want $c && case_skip $c "this Xen cannot live-migrate a PV guest: no shadow paging (xl info virt_caps: ${caps:-?}; XLAB_OPTS xen=stock?)"
 		done
-	elif backing_setup && be_use $BACK && guest_create $G "$(main_vcpus 4)" 384; then
+	elif backing_setup && be_use $BACK && guest_create $G "$(main_vcpus)" 384; then
 		want migrate-ours && run_case migrate-ours c_restore xblkfront xblkback
 		want migrate-intreeback && run_case migrate-intreeback c_restore xblkfront xen-blkback
 	fi
 	suite_end
 	exit
 fi
-if backing_setup && be_use $BACK && guest_create $G "$(main_vcpus 4)" 384; then
+if backing_setup && be_use $BACK && guest_create $G "$(main_vcpus)" 384; then
 	want restore-ours && { [ -f /extra/xblkfront.ko ] && run_case restore-ours c_restore xblkfront ||
 		case_skip restore-ours "xblkfront.ko not built"; }
 	want restore-intree && long_only restore-intree && run_case restore-intree c_restore xen-blkfront
