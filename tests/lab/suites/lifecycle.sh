@@ -1,12 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash disable=SC2034,SC2154
 # Suite "lifecycle" (not in the default set): the disk's life cycle under I/O, xblkback in dom0
-# on a null_blk.
+# on a null_blk. Every disk is attached through Xen's own hotplug script, /etc/xen/scripts/block
+# (SUITE_HOTPLUG=stock; the other suites use the lab's shortcut), and the guest has 4 vCPUs: the
+# frontend must get 4 queues and ring order 4 at every attach.
 #   detach-ours      xblkfront in the guest
 #   detach-intree    xen-blkfront in the guest (only with XLAB_DETACH_INTREE=1 or when named in
 #                    XLAB_CASES: 6.1's xen-blkfront hangs, see below)
 #   detach-intreepair  the reference for that one: xen-blkfront on xen-blkback, until its first
 #                    hang (same condition)
+#   share            Xen's script's sharing check with xblkback (c_share below)
 # XLAB_DETACH_CYCLES (10; XLAB_OPTS="detach_cycles=50" for the long run) times:
 #   - xlab-ackw (tests/lab/tools/) writes self-describing 4 KiB blocks from 8 processes
 #     (4..256 KiB O_DIRECT writes, up to 8 requests in flight) and logs every acknowledged
@@ -306,8 +309,9 @@ c_share() {
 	fe_use "$SHARE" xblkfront || return 1
 	# xblkback's lines for an open of the device, done ("device M:m (mode)") or failed
 	s0=$(dmesg | grep -cE "vbd-${G_DOMID[$SHARE]}-.*(: device [0-9]+:[0-9]+ \\(|opening device)")
-	share_refused w rw xvdb "is mounted in a guest domain,.and so cannot be mounted now" || return 1
-	share_refused r ro xvdc "is mounted read-write in a guest domain,.and so cannot be mounted read-only now" || return 1
+	share_refused w rw xvdb "is mounted in a guest domain,.{1,2}and so cannot be mounted now" || return 1
+	share_refused r ro xvdc "is mounted read-write in a guest domain,.{1,2}and so cannot be mounted read-only now" ||
+		return 1
 	s1=$(dmesg | grep -cE "vbd-${G_DOMID[$SHARE]}-.*(: device [0-9]+:[0-9]+ \\(|opening device)")
 	[ "$s1" = "$s0" ] || case_fail "xblkback was asked to open $dev for $SHARE: $(dmesg | grep "vbd-${G_DOMID[$SHARE]}-" | tail -1)"
 	disk_attach "$SHARE" $d xvdd script=/etc/xen/scripts/block-wshared || return 1
@@ -326,7 +330,8 @@ c_share() {
 }
 
 # share_refused MODE ACCESS VDEV MESSAGE: xl block-attach of nullb1 to $SHARE with ACCESS must
-# fail with Xen's script's MESSAGE (a regex: "." stands for its newline), as xl reports it and
+# fail with Xen's script's MESSAGE (a regex: ".{1,2}" stands for its newline, which xl prints and
+# xenstore-read escapes), as xl reports it and
 # as the script left it in the vbd's hotplug-error, with hotplug-status busy and no
 # physical-device. libxl leaves the refused vbd in xenstore (seen: still there 10 s later):
 # xl block-detach must remove it.
