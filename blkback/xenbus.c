@@ -203,7 +203,7 @@ static void xbb_rings_destroy(struct xbb_dev *be, struct xbb_ring *rings,
 	unsigned int i;
 
 	for (i = 0; i < nr; i++)
-		lost |= !xbb_ring_stop(&rings[i]);
+		lost |= !xbb_thread_stop(&rings[i]);
 	/* Ring 0's thread may have queued it until it stopped. */
 	cancel_work_sync(&be->resize_work);
 	if (lost)
@@ -436,7 +436,7 @@ static void xbb_try_connect(struct xbb_dev *be)
 	/* From the first thread on, the rings are the teardown work's to stop. */
 	be->threads_running = true;
 	for (i = 0; i < be->nr_rings; i++) {
-		err = xbb_ring_start(&be->rings[i]);
+		err = xbb_thread_start(&be->rings[i]);
 		if (err)
 			goto out_stop;
 	}
