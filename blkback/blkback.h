@@ -5,7 +5,8 @@
  * Object model (one xenbus "vbd" device = one struct xbb_dev):
  *
  *   struct xbb_dev     xenbus.c: state machine, advertised and negotiated
- *                      features; owns the vbd and the rings
+ *                      features (read by negotiate.c); owns the vbd and the
+ *                      rings
  *   struct xbb_vbd     vbd.c: the backing block device
  *   struct xbb_ring    one shared ring + event channel (ring.c), served by
  *                      one thread (thread.c); its request slots (slots.c)
@@ -609,7 +610,7 @@ void xbb_qos_ring_apply(struct xbb_ring *ring);
 void xbb_qos_ring_exit(struct xbb_ring *ring);
 
 /* ------------------------------------------------------------------ */
-/* The device (xenbus.c).                                              */
+/* The device (xenbus.c), what its frontend asks for (negotiate.c).   */
 
 /**
  * struct xbb_dev - one backend device (xenbus "vbd")
@@ -685,6 +686,8 @@ struct xbb_dev {
 
 int xbb_xenbus_init(void);
 void xbb_xenbus_exit(void);
+int xbb_negotiate_rings(struct xbb_dev *be, struct xbb_ring **rings,
+			unsigned int *nr);
 
 /* ------------------------------------------------------------------ */
 /* Fault injection for tests (fault.c, debugfs).                       */
@@ -695,7 +698,7 @@ bool xbb_fault_map(void);
 bool xbb_fault_ring_start(unsigned int index);
 
 /* ------------------------------------------------------------------ */
-/* Messages (log.c).                                                   */
+/* Messages, and closing on what a peer wrote (log.c).                */
 
 void xbb_log_init(struct xbb_dev *be);
 bool xbb_ratelimit(struct xbb_dev *be, struct ratelimit_state *rs);
@@ -704,6 +707,7 @@ __printf(2, 3) void xbb_warn_state(struct xbb_dev *be, const char *fmt, ...);
 __printf(2, 3) void xbb_info_state(struct xbb_dev *be, const char *fmt, ...);
 __printf(2, 3) void xbb_warn(struct xbb_dev *be, const char *fmt, ...);
 __printf(2, 3) void xbb_info(struct xbb_dev *be, const char *fmt, ...);
+__printf(3, 4) void xbb_fatal(struct xbb_dev *be, int err, const char *fmt, ...);
 
 /* ------------------------------------------------------------------ */
 /* sysfs (sysfs.c).                                                    */
