@@ -8,7 +8,9 @@
 #           then a short libFuzzer run of each target (make ... fuzz), the
 #           bench report's test, the lab's write checker (test-ackw.sh) and its
 #           expectation helpers (test-expect.sh)
-#   style   make style: checkpatch --strict, no function over 60 lines
+#   style   make style: checkpatch --strict, no function over 60 lines, no
+#           circle of files in a driver and no .c file over 800 lines
+#           (scripts/callgraph.py)
 #   matrix  scripts/matrix.sh: W=1 + sparse build against 6.1, 6.12 and sid
 #   lab     tests/lab/run.sh front back: Xen under QEMU with our modules
 #           against the in-tree ones
