@@ -5,8 +5,10 @@
 #   make                         build the modules for the running kernel
 #   make KDIR=/path/to/build     build against another kernel tree
 #   make check                   W=1 + sparse (C=1) build, warnings are errors
-#   make style                   checkpatch --strict over our sources, and no
-#                                function over 60 lines (scripts/funclen.sh)
+#   make style                   checkpatch --strict over our sources, no
+#                                function over 60 lines (scripts/funclen.sh),
+#                                the files of each driver a one-way stack and
+#                                none over 800 lines (scripts/callgraph.py)
 #   make matrix                  build against every kernel line we support
 #   make test-unit               userspace unit tests of the pure protocol code
 #   make test                    everything CI runs (scripts/test-all.sh)
@@ -47,9 +49,11 @@ modules: $(AUTOCONF)
 check: $(AUTOCONF)
 	scripts/check.sh $(KDIR) $(AUTOCONF)
 
-# Both run even if the first fails; checkpatch's count is the stage's count.
+# All run even if one fails; checkpatch's count is the stage's count, so it
+# runs last (scripts/test-all.sh counts the last "N passed, N failed" line).
 style:
-	@rc=0; scripts/funclen.sh || rc=1; scripts/checkpatch.sh || rc=1; exit $$rc
+	@rc=0; scripts/funclen.sh || rc=1; scripts/callgraph.py || rc=1; \
+		scripts/checkpatch.sh || rc=1; exit $$rc
 
 matrix:
 	scripts/matrix.sh

@@ -5,11 +5,14 @@
  * Object model (one xenbus "vbd" device = one struct xbb_dev):
  *
  *   struct xbb_dev     xenbus.c: state machine, advertised and negotiated
- *                      features; owns the vbd and the rings
+ *                      features (read by negotiate.c); owns the vbd and the
+ *                      rings
  *   struct xbb_vbd     vbd.c: the backing block device
- *   struct xbb_ring    ring.c: one shared ring + event channel + thread
+ *   struct xbb_ring    one shared ring + event channel (ring.c), served by
+ *                      one thread (thread.c); its request slots (slots.c)
+ *                      and its event coalescing (coalesce.c)
  *   struct xbb_req     one request taken off a ring, until answered: its slot
- *                      (taken, set up, answered, freed) is ring.c's, its
+ *                      (taken, set up, handed back, freed) is slots.c's, its
  *                      maps, bios and completion are io.c's
  *   struct xbb_gnt     grant_map.c: one granted page mapped for a request
  *   struct xbb_pgrant  grant_map.c: a persistently mapped grant
@@ -251,13 +254,14 @@ void xbb_gnt_free_all(struct xbb_ring *ring);
 void xbb_gnt_levels(long *grants, long *pages);
 
 /* ------------------------------------------------------------------ */
-/* Requests: slots (ring.c), maps, bios and completion (io.c).       */
+/* Requests: slots (slots.c), maps, bios and completion (io.c).      */
 
 /**
  * struct xbb_req - a request taken off the ring, until it is answered
  * @ring: owning ring
- * @node: on the free list or the list of one pass (ring thread only)
- * @done: on xbb_ring.done once finished (any context)
+ * @node: on the free list, the retry list or the list of one pass (ring
+ *	thread only)
+ * @done: on xbb_ring.done once finished (xbb_req_done(), any context)
  * @id: frontend's id, echoed
  * @op: operation echoed in the response (the inner one for indirect)
  * @write: data moves to the device
@@ -309,11 +313,27 @@ struct xbb_req {
 
 unsigned int xbb_io_dispatch(struct xbb_ring *ring, struct list_head *pass,
 			     const struct xblk_req_limits *lim);
-void xbb_req_finish(struct xbb_req *xr, s16 status);
 unsigned int xbb_io_reap(struct xbb_ring *ring, struct list_head *done);
 
+struct xbb_req *xbb_slot_take(struct xbb_ring *ring,
+			      const struct blkif_request *req);
+void xbb_slot_put(struct xbb_req *xr);
+bool xbb_slots_open(struct xbb_ring *ring);
+bool xbb_slots_take_retry(struct xbb_ring *ring, struct list_head *pass);
+void xbb_slots_backoff(struct xbb_ring *ring, unsigned int nr,
+		       unsigned int put_off);
+void xbb_slots_retry_later(struct xbb_ring *ring, struct list_head *again);
+void xbb_slots_fail_retry(struct xbb_ring *ring);
+void xbb_req_done(struct xbb_req *xr);
+void xbb_req_finish(struct xbb_req *xr, s16 status);
+struct llist_node *xbb_slots_take_done(struct xbb_ring *ring);
+bool xbb_slots_done_pending(struct xbb_ring *ring);
+void xbb_slots_init(struct xbb_ring *ring);
+int xbb_slots_alloc(struct xbb_ring *ring);
+void xbb_slots_free(struct xbb_ring *ring);
+
 /* ------------------------------------------------------------------ */
-/* Rings (ring.c).                                                     */
+/* Rings (ring.c), their threads (thread.c), coalescing (coalesce.c). */
 
 /**
  * struct xbb_ring_stats - counters of one ring (sysfs.c)
@@ -422,17 +442,27 @@ enum xbb_next {
  * struct xbb_ring - one shared ring, its event channel and its thread
  * @be: owning device
  * @index: queue number
- * @br: back ring; indexes and slots are the thread's alone
+ * @br: back ring; its indexes and slots are ring.c's, on the ring thread
+ *	(coalesce.c writes req_event and reads req_cons)
  * @sring: the mapped shared ring
  * @irq: event channel irq, 0 if unbound
  * @task: the ring thread, NULL when not running
  * @wq: the thread sleeps here; woken by events, completions and stop
- * @flags: XBB_RING_EVENT, XBB_RING_TRIM (atomic bitops)
- * @done: finished requests waiting for their response (lock-free list)
+ * @flags: XBB_RING_EVENT, XBB_RING_TRIM, XBB_RING_TIMER (atomic bitops: set
+ *	by the event handler, xenbus.c's shrinker callback and the coalescing
+ *	timer, cleared by the thread)
+ * @done: finished requests waiting for their response (lock-free list:
+ *	added to by xbb_req_done() in any context, taken by the thread; both
+ *	in slots.c)
  * @stats: counters
  *
  * Everything below is owned by the ring thread while it runs, and by the
- * xenbus code (under xbb_dev.lock) before it starts and after it stopped:
+ * xenbus code (under xbb_dev.lock) before it starts and after it stopped.
+ * On the thread each field is written by one file: ring.c @halted,
+ * @took_since_eoi, @irq_cpu, @irq_moved, @rsp_pushed; thread.c @next,
+ * @idle_round, @life; slots.c @intake, @retry, @backoff, @retry_at, @reqs,
+ * @free_reqs, @inflight, @pages_reserved, @max_pages; coalesce.c @co,
+ * @evt_timer; grant_map.c @page_cache through @batch; qos.c @qos_gen.
  *
  * @halted: the frontend broke the ring protocol; take no more requests.
  *	Not an @intake state: requests put off before the halt are still
@@ -529,9 +559,24 @@ struct xbb_ring {
 int xbb_ring_map(struct xbb_ring *ring, const grant_ref_t *grefs,
 		 unsigned int order, evtchn_port_t evtchn);
 void xbb_ring_unmap(struct xbb_ring *ring);
-int xbb_ring_start(struct xbb_ring *ring);
-bool xbb_ring_stop(struct xbb_ring *ring);
+bool xbb_ring_consume(struct xbb_ring *ring, unsigned int *taken);
+unsigned int xbb_ring_reap(struct xbb_ring *ring);
 void xbb_ring_respond(struct xbb_ring *ring, u64 id, u8 op, s16 status);
+void xbb_ring_push(struct xbb_ring *ring);
+RING_IDX xbb_ring_unanswered(struct xbb_ring *ring);
+bool xbb_ring_unconsumed(struct xbb_ring *ring);
+void xbb_ring_eoi(struct xbb_ring *ring, bool event, bool took);
+void xbb_ring_renotify(struct xbb_ring *ring);
+
+int xbb_thread_start(struct xbb_ring *ring);
+bool xbb_thread_stop(struct xbb_ring *ring);
+
+void xbb_coalesce_init(struct xbb_ring *ring);
+void xbb_coalesce_cancel(struct xbb_ring *ring);
+void xbb_coalesce_stop(struct xbb_ring *ring);
+void xbb_coalesce_pass(struct xbb_ring *ring, RING_IDX unanswered,
+		       unsigned int taken, bool event, bool timer);
+bool xbb_coalesce_rearm(struct xbb_ring *ring);
 
 /* ------------------------------------------------------------------ */
 /* Per-guest QoS (qos.c).                                              */
@@ -565,7 +610,7 @@ void xbb_qos_ring_apply(struct xbb_ring *ring);
 void xbb_qos_ring_exit(struct xbb_ring *ring);
 
 /* ------------------------------------------------------------------ */
-/* The device (xenbus.c).                                              */
+/* The device (xenbus.c), what its frontend asks for (negotiate.c).   */
 
 /**
  * struct xbb_dev - one backend device (xenbus "vbd")
@@ -641,6 +686,8 @@ struct xbb_dev {
 
 int xbb_xenbus_init(void);
 void xbb_xenbus_exit(void);
+int xbb_negotiate_rings(struct xbb_dev *be, struct xbb_ring **rings,
+			unsigned int *nr);
 
 /* ------------------------------------------------------------------ */
 /* Fault injection for tests (fault.c, debugfs).                       */
@@ -651,7 +698,7 @@ bool xbb_fault_map(void);
 bool xbb_fault_ring_start(unsigned int index);
 
 /* ------------------------------------------------------------------ */
-/* Messages (log.c).                                                   */
+/* Messages, and closing on what a peer wrote (log.c).                */
 
 void xbb_log_init(struct xbb_dev *be);
 bool xbb_ratelimit(struct xbb_dev *be, struct ratelimit_state *rs);
@@ -660,6 +707,7 @@ __printf(2, 3) void xbb_warn_state(struct xbb_dev *be, const char *fmt, ...);
 __printf(2, 3) void xbb_info_state(struct xbb_dev *be, const char *fmt, ...);
 __printf(2, 3) void xbb_warn(struct xbb_dev *be, const char *fmt, ...);
 __printf(2, 3) void xbb_info(struct xbb_dev *be, const char *fmt, ...);
+__printf(3, 4) void xbb_fatal(struct xbb_dev *be, int err, const char *fmt, ...);
 
 /* ------------------------------------------------------------------ */
 /* sysfs (sysfs.c).                                                    */

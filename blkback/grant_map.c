@@ -20,7 +20,7 @@
  * entries (GNTST_no_device_space, GNTST_no_space), a page being paged in
  * (GNTST_eagain), or the whole gnttab_map_refs() call failing (dom0 could
  * not extend its p2m).  xbb_gnt_check() tells those (XBLK_MAP_AGAIN: the
- * request is put off and set up again, ring.c) from the frontend's faults
+ * request is put off and set up again, slots.c) from the frontend's faults
  * (XBLK_MAP_FAIL: the request fails).  When the whole call failed, even the
  * grants Xen reports mapped are not used (their p2m entry may be missing):
  * they keep their handle, so that releasing them unmaps them, but not a

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * xblkback: from the validated requests of a pass to bios, and from their
- * completions back to ring.c, unmapped, to be answered.
+ * completions back to slots.c, then unmapped, to be answered.
  *
  * One pass of the ring thread hands xbb_io_dispatch() the list of requests
  * it took off the ring.  Dispatch maps every indirect descriptor page of
@@ -9,55 +9,24 @@
  * the copy, maps every data page of the pass in one batch, and submits all
  * bios of the pass under a single blk_plug.  A request whose grants Xen
  * could not map for now (grant_map.c: XBLK_MAP_AGAIN) gives its grants and
- * pages back and goes on the ring's retry list, to be set up again after a
- * backoff (ring.c); it is not answered.  A request becomes as few bios
- * as it can: one, unless it has more segments than a bio holds; the block
- * layer splits it further only where the device needs it.
+ * pages back and is handed back for a retry after a backoff
+ * (xbb_slots_retry_later()); it is not answered.  A request becomes as few
+ * bios as it can: one, unless it has more segments than a bio holds; the
+ * block layer splits it further only where the device needs it.
  *
- * Completion may run in any context, so a finished request is only pushed
- * on the ring's lock-free done list; the ring thread reaps the list in
- * xbb_io_reap(): one unmap batch for all of them; ring.c then writes the
- * responses and frees the slots (xbb_ring_reap()).
+ * Completion may run in any context: a finished request is handed back
+ * with xbb_req_done() (slots.c: a lock-free list).  The ring thread reaps
+ * them in xbb_io_reap(): one unmap batch for all of them; ring.c then
+ * writes the responses and frees the slots (xbb_ring_reap()).
  */
 #include <linux/bio.h>
 #include <linux/blkdev.h>
 #include <linux/highmem.h>
 #include <linux/mm.h>
-#include <linux/rcupdate.h>
 #include <linux/slab.h>
 
 #include "blkback.h"
 #include "trace.h"
-
-/* Queue @xr for its response; any context. */
-static void xbb_req_done(struct xbb_req *xr)
-{
-	struct xbb_ring *ring = xr->ring;
-
-	/*
-	 * Once on the list the thread may reap @xr and, at teardown, the ring
-	 * may go away: the RCU read section keeps it until wake_up() returns
-	 * (teardown waits with synchronize_rcu()).
-	 */
-	rcu_read_lock();
-	llist_add(&xr->done, &ring->done);
-	wake_up(&ring->wq);
-	rcu_read_unlock();
-}
-
-/**
- * xbb_req_finish() - a request is over, answer it with @status
- * @xr: request with no bio in flight
- * @status: BLKIF_RSP_*; OKAY keeps an error already recorded
- *
- * Context: any.
- */
-void xbb_req_finish(struct xbb_req *xr, s16 status)
-{
-	if (status != BLKIF_RSP_OKAY)
-		WRITE_ONCE(xr->status, status);
-	xbb_req_done(xr);
-}
 
 static void xbb_req_put_bio(struct xbb_req *xr)
 {
@@ -368,8 +337,8 @@ static void xbb_io_submit_all(struct xbb_ring *ring, struct list_head *pass)
  * @lim: the limits the pass checked its requests against (xbb_ring_limits()),
  *	for the segments read out of indirect pages
  *
- * Requests whose grants could not be mapped for now go back to the head of
- * xbb_ring.retry, in order, holding no page and no mapping.
+ * Requests whose grants could not be mapped for now are handed back with
+ * xbb_slots_retry_later(), in order, holding no page and no mapping.
  *
  * Context: ring thread.
  * Return: the number of requests put off.
@@ -386,7 +355,7 @@ unsigned int xbb_io_dispatch(struct xbb_ring *ring, struct list_head *pass,
 	if (nr_again) {
 		/* Unmap what did map now: the mappings are a scarce resource. */
 		xbb_gnt_unmap_flush(ring);
-		list_splice(&again, &ring->retry);
+		xbb_slots_retry_later(ring, &again);
 	}
 	return nr_again;
 }
@@ -405,13 +374,12 @@ unsigned int xbb_io_dispatch(struct xbb_ring *ring, struct list_head *pass,
  */
 unsigned int xbb_io_reap(struct xbb_ring *ring, struct list_head *done)
 {
-	struct llist_node *list = llist_del_all(&ring->done);
+	struct llist_node *list = xbb_slots_take_done(ring);
 	struct xbb_req *xr, *tmp;
 	unsigned int n = 0;
 
 	if (!list)
 		return 0;
-	list = llist_reverse_order(list);
 
 	llist_for_each_entry(xr, list, done) {
 		xbb_gnt_release(ring, xr->ind, xr->nr_ind);

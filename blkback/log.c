@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xblkback: messages, prefixed with the domain and disk ("d3/xvda").
+ * xblkback: messages, prefixed with the domain and disk ("d3/xvda"), and
+ * the fatal report that closes a device (xbb_fatal()).
  *
  * What a guest can provoke is rate limited per device, so that one guest
  * can neither flood dom0's log nor hide another's messages.  Two limits:
@@ -161,5 +162,33 @@ void xbb_info(struct xbb_dev *be, const char *fmt, ...)
 
 	va_start(args, fmt);
 	xbb_vprintk(be, KERN_INFO, fmt, &args);
+	va_end(args);
+}
+
+/**
+ * xbb_fatal() - what the frontend (or toolstack) wrote makes the device
+ *	unusable: report it and close
+ * @be: device
+ * @err: negative errno, for the error node
+ * @fmt: what was wrong
+ *
+ * The report (dom0's log and the device's error node, xenbus_dev_fatal())
+ * is rate limited with @be->rs_state; closing is not.
+ *
+ * Context: process context, under xbb_dev.lock.
+ */
+void xbb_fatal(struct xbb_dev *be, int err, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	if (!xbb_ratelimit(be, &be->rs_state)) {
+		xenbus_switch_state(be->xdev, XenbusStateClosing);
+		return;
+	}
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	xenbus_dev_fatal(be->xdev, err, "%s: %pV", be->name, &vaf);
 	va_end(args);
 }

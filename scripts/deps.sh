@@ -91,7 +91,8 @@ apt_update() {
 # ---------------------------------------------------------------- packages --
 # Build: compiler, kbuild's host tools, pahole (Debian's 6.12 headers ship a
 # vmlinux, so module BTF is generated), sparse (make check), rsync (matrix
-# copies), codespell (checkpatch --codespell), linux-source-6.1 (checkpatch.pl,
+# copies), codespell (checkpatch --codespell), universal-ctags (make style:
+# scripts/callgraph.py), linux-source-6.1 (checkpatch.pl,
 # spelling.txt, const_structs.checkpatch).  Unit tests: clang with its
 # libFuzzer/sanitizer runtime.  Lab (tests/lab): Xen 4.17 under QEMU, with a
 # busybox/fio initramfs (the list tests/lab/run.sh checks, so it installs
@@ -101,7 +102,7 @@ PKGS=(
 	build-essential bc bison flex libelf-dev libssl-dev kmod cpio rsync
 	xz-utils perl python3 git ca-certificates debian-archive-keyring
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1
-	sparse codespell pahole
+	sparse codespell pahole universal-ctags
 	clang libclang-rt-dev
 	qemu-system-x86 qemu-system-xen qemu-utils xen-hypervisor-4.17-amd64
 	xen-utils-4.17 xen-utils-common xenstore-utils busybox-static fio

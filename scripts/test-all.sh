@@ -10,7 +10,9 @@
 #           expectation helpers (test-expect.sh), its shared helpers
 #           (test-lib.sh: want, wait_until) and its shape (scripts/lab-dups.sh:
 #           no repeated helper, no suite named in run.sh)
-#   style   make style: checkpatch --strict, no function over 60 lines
+#   style   make style: checkpatch --strict, no function over 60 lines, no
+#           circle of files in a driver and no .c file over 800 lines
+#           (scripts/callgraph.py)
 #   matrix  scripts/matrix.sh: W=1 + sparse build against 6.1, 6.12 and sid
 #   lab     tests/lab/run.sh front back: Xen under QEMU with our modules
 #           against the in-tree ones

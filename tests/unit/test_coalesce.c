@@ -206,14 +206,15 @@ XTEST(coalesce_bounded_by_concurrency)
 }
 
 /*
- * A model of xblkback's request side (ring.c) against a frontend, in
- * virtual time: requests wait in the ring until a pass takes them; each is
- * served in svc_ns; each completion makes a pass (XBLK_PASS_OTHER); after
- * every pass the ring asks for an event a batch ahead and starts the timer
- * when the batch is above 1 (without poll_inflight).  The
- * frontend: nclosed submitters that resubmit think_ns after their answer
- * (fio at a queue depth, a closed loop), and one entry every open_ns
- * whatever happens (a rate-limited stream; 0: none).
+ * A model of xblkback's request side (thread.c, coalesce.c) against a
+ * frontend, in virtual time: requests wait in the ring until a pass takes
+ * them; each is served in svc_ns; each completion makes a pass
+ * (XBLK_PASS_OTHER); after every pass the ring asks for an event a batch
+ * ahead and starts the timer when the batch is above 1 (without
+ * poll_inflight).  The frontend: nclosed submitters that resubmit
+ * think_ns after their answer (fio at a queue depth, a closed loop), and
+ * one entry every open_ns whatever happens (a rate-limited stream; 0:
+ * none).
  */
 struct sim {
 	unsigned int max;
