@@ -6,6 +6,7 @@
 #   tests/lab/run.sh [SUITE...]        default: intree front back demo
 #                                      also available: back-extra stress bench bench-wall hostile
 #                                      hostile-back restore lifecycle qos blktests migrate many
+#                                      rootdisk
 #
 # Installs missing Debian packages, builds our modules against the headers matching the kernel
 # image each side boots (6.1 by default), builds the images into tests/lab/out/, boots Xen once per suite
@@ -259,6 +260,11 @@ inner() {
 	if [[ " ${SUITES[*]} " == *" blktests "* ]]; then
 		blktests_prep || exit 2
 	fi
+	# suite "rootdisk": the xblk-dkms package built from this tree, installed in a Debian 12
+	# root file system that QEMU gives dom0 as a disk (tests/lab/tools/rootdisk.sh)
+	if [[ " ${SUITES[*]} " == *" rootdisk "* ]]; then
+		rootdisk_prep || say "rootdisk: no root disk (see $OUT/rootdisk-prep.log)"
+	fi
 	# xen=shadow (the migrate suite's default): the hypervisor rebuilt with shadow paging,
 	# from the cache or built now (inside the lock: the build would slow another lab's QEMU)
 	XEN_SHADOW=
@@ -301,6 +307,13 @@ inner() {
 			{ need_module "$suite" blkfront xblkfront.ko && need_module "$suite" blkback xblkback.ko &&
 				need_module "$suite" tests/hostile-back xblkhostileback.ko; } |
 				tee -a "$RESULTS" | grep -q . && continue ;;
+		rootdisk)
+			need_module "$suite" blkback xblkback.ko | tee -a "$RESULTS" | grep -q . && continue
+			if [ ! -f "$OUT/rootdisk.img" ]; then
+				echo "XLAB-CASE $suite/all: FAIL no root disk: tests/lab/tools/rootdisk.sh failed, see ${OUT#"$REPO"/}/rootdisk-prep.log" |
+					tee -a "$RESULTS"
+				continue
+			fi ;;
 		demo)
 			if [[ " ${XLAB_OPTS:-} " != *" front=xen-blkfront "* ]]; then
 				need_module "$suite" blkfront xblkfront.ko | tee -a "$RESULTS" | grep -q . && continue
@@ -319,6 +332,9 @@ inner() {
 		blktests) tmo=2400 ;;
 		migrate | many) tmo=3600 ;;
 		lifecycle) tmo=$((600 + 90 * $(xlab_opt detach_cycles 10))) ;;
+		# one guest boot from its disk, under tier=ci; also a kernel upgrade and a package
+		# removal in the guest (DKMS and update-initramfs under TCG) and two boots more
+		rootdisk) [ "$(xlab_str tier "")" = ci ] && tmo=900 || tmo=4200 ;;
 		*) tmo=1200 ;; esac
 		tmo=${XLAB_QEMU_TIMEOUT:-$tmo}
 		for try in 1 2; do
@@ -425,6 +441,26 @@ blktests_prep() {
 		touch "$d/.built-$BLKTESTS_COMMIT"
 	fi
 	BLKTESTS_DIR=$d
+}
+
+# rootdisk_prep: $OUT/rootdisk.img, the disk the rootdisk suite's guest boots from: the
+# cached Debian 12 base image (built on first use, minutes) with the xblk-dkms package of this
+# tree installed in it; unless tier=ci, also the guest's kernel upgrade in its apt cache
+ROOTDISK_PKGS="debootstrap debhelper dpkg-dev rsync e2fsprogs"
+rootdisk_prep() {
+	local t=$SECONDS up=--upgrade deb missing
+	[ "$(xlab_str tier "")" = ci ] && up=
+	rm -f "$OUT/rootdisk.img"
+	# shellcheck disable=SC2086
+	missing=$(pkg_missing $ROOTDISK_PKGS | tr '\n' ' ')
+	# shellcheck disable=SC2086
+	[ -n "${missing// /}" ] && apt_install $missing
+	say "rootdisk: the xblk-dkms package and the guest's root disk (tests/lab/tools/rootdisk.sh)"
+	deb=$("$REPO/scripts/build-package.sh" "$OUT/package" 2> "$OUT/rootdisk-prep.log" | tail -n 1) ||
+		{ cat "$OUT/rootdisk-prep.log"; return 1; }
+	"$HERE/tools/rootdisk.sh" prepare "$deb" "$OUT/rootdisk.img" $up >> "$OUT/rootdisk-prep.log" 2>&1 ||
+		{ rm -f "$OUT/rootdisk.img"; tail -n 20 "$OUT/rootdisk-prep.log" | sed 's/^/    /'; return 1; }
+	say "rootdisk: ready in $((SECONDS - t)) s ($(grep -c '^upgrade: ' "$OUT/rootdisk-prep.log") packages for the upgrade)"
 }
 
 # xlab_opt KEY DEFAULT: the number KEY=N in XLAB_OPTS (what dom0 sees as XLAB_<KEY>), or DEFAULT
@@ -601,7 +637,10 @@ boot() {
 	# on a wrong %fs-relative (TLS) load or corrupted malloc state (busybox, xl, xenstore-read,
 	# bash), with thread=multi or single and also with max,-fsgsbase; the stress suite saw
 	# 4-5 such crashes per 150 s with max and none with qemu64.
-	local cmd=(qemu-system-x86_64 -machine pc "${clk[@]}"
+	# the rootdisk suite's guest root file system: a virtio disk of dom0's (/dev/vda)
+	local disk=()
+	[ "$suite" = rootdisk ] && disk=(-drive "file=$OUT/rootdisk.img,if=virtio,format=raw,cache=unsafe")
+	local cmd=(qemu-system-x86_64 -machine pc "${clk[@]}" "${disk[@]}"
 		-cpu "${XLAB_CPU:-qemu64}" -smp 2 -m "$([ "$suite" = many ] && echo 4096 || echo 3072)"
 		-display none -vga none -monitor none -no-reboot -nodefaults -serial stdio
 		-pidfile "$OUT/qemu.pid" -kernel "$(xen_image "$suite")" -append "$(xen_cmdline "$suite")" -initrd "$initrd")
