@@ -273,6 +273,9 @@ copy_modules "$R" "$KVER" "$DOM0_ROOT" virtio_pci virtio_blk ext4
 copy_bins "$R" /usr/bin/udevadm /lib/systemd/systemd-udevd
 install -D -m 0644 /usr/lib/udev/rules.d/80-drivers.rules "$R/usr/lib/udev/rules.d/80-drivers.rules"
 install -m 0644 "$HERE/../../scripts/xblk-modprobe.conf" "$R/lab/xblk-modprobe.conf"
+# Debian's pvgrub (grub-xen-host), where installed: the rootdisk suite's pvgrub case
+[ ! -f /usr/lib/grub-xen/grub-x86_64-xen.bin ] ||
+	install -m 0644 /usr/lib/grub-xen/grub-x86_64-xen.bin "$R/lab/grub-x86_64-xen.bin"
 [ -f "$OUT/modules/xblkback.ko" ] && cp "$OUT/modules/xblkback.ko" "$R/extra/"
 dkms_modules "$R" xblkback
 # test-only: the hostile backend of suites/hostile-back.sh

@@ -452,7 +452,8 @@ rootdisk_prep() {
 	[ "$(xlab_str tier "")" = ci ] && up=
 	rm -f "$OUT/rootdisk.img"
 	# shellcheck disable=SC2086
-	missing=$(pkg_missing $ROOTDISK_PKGS | tr '\n' ' ')
+	# (pvgrub=1: the suite's pvgrub case boots Debian's pvgrub image from grub-xen-host)
+	missing=$(pkg_missing $ROOTDISK_PKGS $([ "$(xlab_str pvgrub "")" = 1 ] && echo grub-xen-host) | tr '\n' ' ')
 	# shellcheck disable=SC2086
 	[ -n "${missing// /}" ] && apt_install $missing
 	say "rootdisk: the xblk-dkms package and the guest's root disk (tests/lab/tools/rootdisk.sh)"

@@ -199,11 +199,14 @@ _guest_create1() {
 	# so by default Xen emulates every rdtsc of a PV guest (Documentation/bench.rst)
 	local tsc=""
 	[ -n "${XLAB_GUEST_TSC:-}" ] && tsc="tsc_mode = \"$XLAB_GUEST_TSC\""
+	# (XLAB_GUEST_RAMDISK=none: no ramdisk, e.g. a boot loader as the kernel)
+	local ramdisk="ramdisk = \"${XLAB_GUEST_RAMDISK:-/guest/domU.cpio}\""
+	[ "${XLAB_GUEST_RAMDISK:-}" = none ] && ramdisk=""
 	cat > $LAB_TMP/$name.cfg <<-EOF
 	name = "$name"
 	type = "pv"
 	kernel = "$kernel"
-	ramdisk = "${XLAB_GUEST_RAMDISK:-/guest/domU.cpio}"
+	$ramdisk
 	extra = "console=hvc0 loglevel=6 ${XLAB_GUEST_EXTRA:-}${XLAB_KPROF:+ profile=2}"
 	memory = $mem
 	vcpus = $vcpus
