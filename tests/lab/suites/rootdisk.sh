@@ -162,8 +162,10 @@ rd_udev() {
 	kv=$(uname -r)
 	grep -qE '^(xblkback|xen_blkback) ' /proc/modules &&
 		{ case_fail "dom0: a vbd backend is loaded already"; return 1; }
-	install -D -m 0644 /extra/xblkback.ko "/lib/modules/$kv/updates/xblk/xblkback.ko" &&
-		install -D -m 0644 /lab/xblk-modprobe.conf /lib/modprobe.d/xblk-dkms.conf &&
+	# (what make install and the package's blacklist leave; dom0 has no install(1))
+	mkdir -p "/lib/modules/$kv/updates/xblk" /lib/modprobe.d &&
+		cp /extra/xblkback.ko "/lib/modules/$kv/updates/xblk/xblkback.ko" &&
+		cp /lab/xblk-modprobe.conf /lib/modprobe.d/xblk-dkms.conf &&
 		depmod -a "$kv" || { case_fail "dom0: installing xblkback failed"; return 1; }
 	modprobe -n -v xen-backend:vbd > $LAB_TMP/rd-alias 2>&1
 	grep -q 'insmod .*/updates/xblk/xblkback.ko' $LAB_TMP/rd-alias && ! grep -q xen-blkback $LAB_TMP/rd-alias ||
