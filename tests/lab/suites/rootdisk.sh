@@ -35,13 +35,16 @@
 #   remove     (make test-long) apt-get remove xblk-dkms in the guest: the modules, the blacklist
 #              and xblkfront in every initramfs are gone; booted again (6.12): xvda's driver
 #              is the in-tree xen-blkfront, both files read the same, a new write reads back.
+#   source     (make test-long) README.md's "From source" recipe in the guest: make, make install,
+#              make install-config (6.12's initramfs with xblkfront and the blacklist, 6.1's
+#              without either: its kernel has no xblkfront); booted again: root on xblkfront.
 . /lab/dom0.sh
 G=root
 DISK=/dev/vda
 RD=/tmp/rootdisk
 XVDA=51712
 RD_OK=
-RD_MD5=()
+declare -A RD_MD5   # file tag -> MD5 written
 mkdir -p $RD /mnt/rootdisk
 
 # rd_disk: dom0's view of the guest's disk (/dev/vda) and ext4
@@ -112,7 +115,8 @@ rd_driver() {
 # carry xblkfront.ko and xblk's blacklist
 rd_initramfs() {
 	local n
-	g_ok -t 300 $G "lsinitramfs /boot/initrd.img-$1 | grep -E 'xblkfront\\.ko|modprobe\\.d/xblk|xen-blkfront\\.ko'" || true
+	g_run -t 300 $G "lsinitramfs /boot/initrd.img-$1 | grep -E 'xblkfront\\.ko|modprobe\\.d/xblk|xen-blkfront\\.ko'"
+	[ "$G_RC" -lt 124 ] || { case_fail "lsinitramfs /boot/initrd.img-$1: no answer (rc=$G_RC)"; return 1; }
 	n=$(grep -cE 'xblkfront\.ko|modprobe\.d/xblk' "$G_OUT")
 	case $2 in
 	yes) [ "$n" = 2 ] || { case_fail "initrd.img-$1: xblkfront.ko and the blacklist: $n of 2 found"; return 1; } ;;
@@ -304,6 +308,36 @@ c_remove() {
 	rd_boot || return 1
 	rd_driver vbd || return 1
 	rd_data remove || return 1
+	RD_OK=remove
+}
+
+# README.md's "From source" recipe in the guest (its sources in /usr/local/src/xblk, the copy
+# run.sh made): make, make install, make install-config for the running 6.12 kernel. The
+# 6.12 initramfs gets xblkfront and the blacklist; the 6.1 one, whose kernel has no
+# xblkfront now, neither (the hook warns); the guest boots 6.12 on xblkfront.
+c_source() {
+	local k6
+	[ "$RD_OK" = remove ] || { case_fail "needs remove"; return 1; }
+	RD_OK=
+	g_ok -t 2700 $G "cd /usr/local/src/xblk && { make -j2 > /var/log/xlab-make.log 2>&1 || { tail -20 /var/log/xlab-make.log; exit 1; }; } &&
+		make install 2>&1 | tail -5 && make install-config 2>&1 | grep -E 'install|update-initramfs|W: xblk' &&
+		echo \"XLAB-RD ko=\$(ls /lib/modules/\$(uname -r)/updates/xblk/*/*.ko | tr '\n' ,)\" &&
+		echo \"XLAB-RD conf=\$(ls /etc/modprobe.d/xblk.conf /etc/initramfs-tools/hooks/xblk | tr '\n' ,)\" &&
+		ls /boot" || return 1
+	grep -q "ko=.*blkfront/xblkfront.ko,.*blkback/xblkback.ko," "$G_OUT" ||
+		{ case_fail "make install: $(grep -o 'ko=[^ ]*' "$G_OUT")"; return 1; }
+	grep -q "conf=/etc/modprobe.d/xblk.conf,/etc/initramfs-tools/hooks/xblk," "$G_OUT" ||
+		{ case_fail "make install-config: $(grep -o 'conf=[^ ]*' "$G_OUT")"; return 1; }
+	k6=$(sed -n 's/^initrd\.img-\(6\.1\.[^ ]*\)$/\1/p' "$G_OUT" | head -1)
+	grep -q "W: xblk: no xblkfront for kernel $k6" "$G_OUT" ||
+		{ case_fail "update-initramfs for $k6 (no xblkfront) did not warn"; return 1; }
+	rd_initramfs "$RD_KVER" yes || return 1
+	[ -n "$k6" ] && { rd_initramfs "$k6" no || return 1; }
+	case_note "make install for $RD_KVER; $k6's initramfs keeps xen-blkfront, without the blacklist"
+	rd_halt
+	rd_boot || return 1
+	rd_driver xblkfront || return 1
+	rd_data source || return 1
 }
 
 run_case firstboot c_firstboot
@@ -312,8 +346,10 @@ run_case xentop c_xentop
 if long_only upgrade; then
 	run_case upgrade c_upgrade
 	run_case remove c_remove
+	run_case source c_source
 else
 	case_skip remove "make test-long only (CI's time budget)"
+	case_skip source "make test-long only (CI's time budget)"
 fi
 rd_halt
 suite_end

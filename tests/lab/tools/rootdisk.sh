@@ -16,7 +16,8 @@
 #       IMAGE: a copy of the base with the package DEB installed by apt-get in a chroot (DKMS
 #       builds, the package's postinst rebuilds the initramfs), then "update-initramfs -u"
 #       once more, as the next kernel or package update would run it; the lab's guest agent
-#       in /lab (init=/lab/init). With --upgrade also the packages of bookworm-backports' 6.12
+#       in /lab (init=/lab/init); this tree's sources (without tests/) in /usr/local/src/xblk.
+#       With --upgrade also the packages of bookworm-backports' 6.12
 #       kernel and headers in the image's apt cache (the suite's upgrade case installs them
 #       in the running guest, which has no network); they are kept between runs in
 #       $XBLK_CACHE/rootdisk/archives-upgrade.
@@ -161,6 +162,15 @@ prepare() {
 		ls "$MNT/var/cache/apt/archives/" | grep '\.deb$' | sed 's/^/upgrade: /'
 	fi
 	rm -f "$MNT/usr/sbin/policy-rc.d"
+	# the sources of this tree (not tests/), for the suite's "source" case: README.md's
+	# recipe, make install and make install-config, in the guest
+	mkdir -p "$MNT/usr/local/src/xblk"
+	if git -C "$HERE/../.." rev-parse >/dev/null 2>&1; then
+		(cd "$HERE/../.." && git ls-files -co --exclude-standard -z -- . ':!tests' |
+			tar --null -T - --ignore-failed-read -cf - 2>/dev/null) | tar -xf - -C "$MNT/usr/local/src/xblk"
+	else
+		(cd "$HERE/../.." && tar --exclude=./tests --exclude=./build -cf - .) | tar -xf - -C "$MNT/usr/local/src/xblk"
+	fi
 	# the lab's guest agent, as /sbin/init of this guest (kernel argument init=/lab/init)
 	install -D -m 0755 "$HERE/init/domU-init.sh" "$MNT/lab/init"
 	install -D -m 0644 "$HERE/lib/guest.sh" "$MNT/lab/guest.sh"
