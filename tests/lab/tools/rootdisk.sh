@@ -119,23 +119,26 @@ base() {
 	flock -w 3600 8 || die "cannot lock $CACHE/.lock"
 	if [ ! -f "$img" ]; then
 		command -v debootstrap >/dev/null || die "no debootstrap (apt-get install debootstrap)"
-		say "building the base image $img (not in the cache)"
+		say "building the base image $img (not in the cache)" >&2
 		tmp=$img.tmp
 		rm -f "$tmp" "$tmp.info"
-		build_base "$tmp"
+		# (its output on stderr: "rootdisk.sh base" prints only the path on stdout)
+		build_base "$tmp" >&2
 		mv "$tmp.info" "$img.info"
 		mv "$tmp" "$img"
 		# older recipes' images
 		find "$CACHE" -maxdepth 1 -name 'base-*.img*' ! -name "base-$key.img*" -delete
-		say "base image built"
+		say "base image built" >&2
 	fi
-	echo "$img"
+	BASE_IMG=$img
 }
 
 prepare() {
 	local deb=$1 img=$2 upgrade=${3:-} base_img name arch
 	[ -f "$deb" ] || die "no package $deb"
-	base_img=$(base | tail -n 1)
+	# (not in $(...): set -e must stay in force in the base image's recipe)
+	base >&2
+	base_img=$BASE_IMG
 	say "copying $base_img to $img"
 	rm -f "$img"
 	cp --sparse=always "$base_img" "$img"
@@ -179,7 +182,7 @@ prepare() {
 }
 
 case ${1:-} in
-base) base ;;
+base) base; echo "$BASE_IMG" ;;
 prepare)
 	[ $# -ge 3 ] || die "usage: rootdisk.sh prepare DEB IMAGE [--upgrade]"
 	prepare "$2" "$3" "${4:-}" ;;
