@@ -234,31 +234,53 @@ c_xentop() {
 # pvgrub (XLAB_OPTS pvgrub=1; Documentation/testing.rst, "The root disk"): the guest booted
 # through Debian's pvgrub (grub-x86_64-xen.bin of grub-xen-host as its kernel), which reads
 # /boot/grub/grub.cfg from xvda (written here by hand for the running kernel: the image has no
-# grub-xen to write it); the time from xl create to the agent. On failure, the guest is booted
-# directly again for the next cases.
+# grub-xen to write it); the time from xl create to the agent. First on xblkback, then, for
+# comparison, on the in-tree xen-blkback. The guest is booted directly again for the next cases.
 c_pvgrub() {
-	local t0 k
+	local k be ok=0
 	[ "$RD_OK" = firstboot ] || { case_fail "needs firstboot"; return 1; }
 	[ -f /lab/grub-x86_64-xen.bin ] || { case_fail "no /lab/grub-x86_64-xen.bin (grub-xen-host)"; return 1; }
 	k=$RD_KVER
 	g_ok $G "mkdir -p /boot/grub && printf '%s\n' 'set timeout=0' 'menuentry Debian {' 'insmod ext2' \
 		'linux /boot/vmlinuz-$k root=/dev/xvda rw init=/lab/init console=hvc0 loglevel=6' \
 		'initrd /boot/initrd.img-$k' '}' > /boot/grub/grub.cfg && cat /boot/grub/grub.cfg" || return 1
-	rd_halt
-	t0=$SECONDS
+	for be in xblkback xen-blkback; do
+		rd_halt
+		rd_backend "$be" || return 1
+		pvgrub_boot "$k" "$be" && ok=$((ok + 1))
+		unset "G_ARGS[$G]"
+		rd_halt
+	done
+	rd_backend xblkback || return 1
+	rd_boot || { RD_OK=; return 1; }
+	[ $ok = 2 ] || case_fail "pvgrub booted on $ok of 2 backends"
+}
+
+# rd_backend MODULE: MODULE (loaded by name) the only vbd backend in dom0 (no vbd connected)
+rd_backend() {
+	local m
+	for m in xen_blkback xblkback; do
+		grep -q "^$m " /proc/modules || continue
+		[ "$m" = "${1//-/_}" ] && continue
+		rmmod $m || { case_fail "dom0: rmmod $m failed"; return 1; }
+	done
+	modprobe "$1" || { case_fail "dom0: modprobe $1 failed"; return 1; }
+}
+
+# pvgrub_boot KVER BACKEND: one boot through pvgrub; a note says how it went
+pvgrub_boot() {
+	local t0=$SECONDS why
 	if XLAB_GUEST_KERNEL=/lab/grub-x86_64-xen.bin XLAB_GUEST_RAMDISK=none XLAB_GUEST_EXTRA="" \
-		XLAB_GUEST_BOOT_WAIT=900 guest_create $G 2 1024 "format=raw,vdev=xvda,access=rw,target=$DISK"; then
-		unset "G_ARGS[$G]"
-		case_note "pvgrub booted $k in $((SECONDS - t0)) s"
-		g_ok $G 'uname -r' && grep -qx "$k" "$G_OUT" || case_fail "pvgrub booted $(tail -1 "$G_OUT"), not $k"
-		rd_driver xblkfront
-	else
-		case_fail "no agent $((SECONDS - t0)) s after xl create through pvgrub"
-		log "pvgrub: the guest's console: $(grep -v '^XLAB' "$CONSOLE_DIR/guest-$G.log" 2>/dev/null | tail -15 | tr '\r\n' '  ')"
-		guest_destroy $G
-		unset "G_ARGS[$G]"
-		rd_boot || { RD_OK=; return 1; }
+		XLAB_GUEST_BOOT_WAIT=420 guest_create $G 2 1024 "format=raw,vdev=xvda,access=rw,target=$DISK"; then
+		g_run $G 'uname -r; readlink /sys/block/xvda/device/driver'
+		case_note "on $2: pvgrub booted $(head -1 "$G_OUT") in $((SECONDS - t0)) s"
+		return 0
 	fi
+	why=$(grep -aoE 'error: [^.]*\.|ring-ref[^(]*\([^)]*\) is out of range[^;]*' \
+		"$CONSOLE_DIR/guest-$G.log" <(dmesg | tail -50) 2>/dev/null | sed 's/^[^:]*://' | sort -u | head -4 | tr '\n' ' ')
+	case_note "on $2: no agent $((SECONDS - t0)) s after xl create (${why:-see the console})"
+	log "pvgrub on $2: the guest's console: $(tail -c 1500 "$CONSOLE_DIR/guest-$G.log" 2>/dev/null | tr -d '\033' | tr '\r\n' '  ')"
+	return 1
 }
 
 c_upgrade() {
