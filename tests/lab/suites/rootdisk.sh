@@ -267,11 +267,12 @@ rd_backend() {
 	modprobe "$1" || { case_fail "dom0: modprobe $1 failed"; return 1; }
 }
 
-# pvgrub_boot KVER BACKEND: one boot through pvgrub; a note says how it went
+# pvgrub_boot KVER BACKEND: one boot through pvgrub (one try: guest_create would try twice);
+# a note says how it went
 pvgrub_boot() {
 	local t0=$SECONDS why
 	if XLAB_GUEST_KERNEL=/lab/grub-x86_64-xen.bin XLAB_GUEST_RAMDISK=none XLAB_GUEST_EXTRA="" \
-		XLAB_GUEST_BOOT_WAIT=420 guest_create $G 2 1024 "format=raw,vdev=xvda,access=rw,target=$DISK"; then
+		XLAB_GUEST_BOOT_WAIT=300 _guest_create1 $G 2 1024 "format=raw,vdev=xvda,access=rw,target=$DISK"; then
 		g_run $G 'uname -r; readlink /sys/block/xvda/device/driver'
 		case_note "on $2: pvgrub booted $(head -1 "$G_OUT") in $((SECONDS - t0)) s"
 		return 0
