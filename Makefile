@@ -18,6 +18,10 @@
 #   make test-faults-long        the same with the long cycle counts (50 detaches...)
 #   make lab-dups                the lab's shape: no repeated helper, no suite named in
 #                                tests/lab/run.sh (scripts/lab-dups.sh)
+#   make install                 the modules into /lib/modules/<kernel>/updates/xblk/, depmod
+#   make install-config          the blacklist of the in-tree pair and the initramfs hook,
+#                                then every initramfs rebuilt (README.md, "Installing from
+#                                source"); make uninstall takes both out again
 
 KVER	?= $(shell uname -r)
 # Without headers for the running kernel (CI may run on another kernel than
@@ -32,7 +36,7 @@ PROBE_DIR	= $(ROOT)/build/probe/$(subst /,_,$(abspath $(KDIR)))
 AUTOCONF	= $(PROBE_DIR)/xblk_autoconf.h
 KBUILD_ARGS	= -C $(KDIR) M=$(ROOT) XBLK_ROOT=$(ROOT) XBLK_AUTOCONF=$(AUTOCONF)
 
-.PHONY: all modules clean probe check style matrix test-unit test test-long lab-demo lab-dups test-faults test-faults-long test-k612 bench deps
+.PHONY: all modules clean probe check style matrix test-unit test test-long lab-demo lab-dups test-faults test-faults-long test-k612 bench deps install install-config uninstall
 
 all: modules
 
@@ -49,11 +53,10 @@ modules: $(AUTOCONF)
 check: $(AUTOCONF)
 	scripts/check.sh $(KDIR) $(AUTOCONF)
 
-# All run even if one fails; checkpatch's count is the stage's count, so it
-# runs last (scripts/test-all.sh counts the last "N passed, N failed" line).
+# All run even if one fails; the last line sums checkpatch's and the doc
+# checks' counts (funclen counts as one).
 style:
-	@rc=0; scripts/funclen.sh || rc=1; scripts/callgraph.py || rc=1; \
-		scripts/checkpatch.sh || rc=1; exit $$rc
+	@scripts/style.sh
 
 matrix:
 	scripts/matrix.sh
@@ -87,6 +90,41 @@ bench:
 
 deps:
 	scripts/deps.sh
+
+# The kernel release of KDIR, its directory under /lib/modules (UTS_RELEASE:
+# Debian's include/config/kernel.release says 6.1.192 for 6.1.0-57-amd64).
+KREL	= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"$$/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+INSTALL_MOD_DIR ?= updates/xblk
+DEPMOD_ARGS = $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KREL)
+
+# The modules into $(INSTALL_MOD_PATH)/lib/modules/<KDIR's release>/updates/xblk/
+# (blkfront/xblkfront.ko, blkback/xblkback.ko; updates/ comes before the
+# kernel's own modules), then depmod.  Unsigned:
+# kbuild's signing needs the kernel's own key, which Debian's headers lack.
+install: modules
+	@test -n "$(KREL)" || { echo "no UTS_RELEASE in $(KDIR)/include/generated/utsrelease.h" >&2; exit 1; }
+	$(MAKE) $(KBUILD_ARGS) KERNELRELEASE=$(KREL) INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) \
+		CONFIG_MODULE_SIG_ALL= modules_install
+	depmod -a $(DEPMOD_ARGS)
+
+# The blacklist of the in-tree pair and the initramfs hook (the package's
+# files, under /etc here), then every initramfs rebuilt.  With DESTDIR: the
+# files only.
+install-config:
+	install -D -m 0644 scripts/xblk-modprobe.conf $(DESTDIR)/etc/modprobe.d/xblk.conf
+	install -D -m 0755 scripts/initramfs-hook $(DESTDIR)/etc/initramfs-tools/hooks/xblk
+	@if [ -z "$(DESTDIR)" ] && command -v update-initramfs >/dev/null; then \
+		echo "update-initramfs -u -k all"; update-initramfs -u -k all; fi
+
+# Both taken out again (the modules of KDIR's kernel), then every initramfs
+# rebuilt.
+uninstall:
+	@test -n "$(KREL)" || { echo "no UTS_RELEASE in $(KDIR)/include/generated/utsrelease.h" >&2; exit 1; }
+	rm -rf $(INSTALL_MOD_PATH)/lib/modules/$(KREL)/$(INSTALL_MOD_DIR)
+	depmod -a $(DEPMOD_ARGS)
+	rm -f $(DESTDIR)/etc/modprobe.d/xblk.conf $(DESTDIR)/etc/initramfs-tools/hooks/xblk
+	@if [ -z "$(DESTDIR)" ] && command -v update-initramfs >/dev/null; then \
+		echo "update-initramfs -u -k all"; update-initramfs -u -k all; fi
 
 # A DKMS source tree (/usr/src/xblk-*) has no tests/.
 clean:

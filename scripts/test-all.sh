@@ -15,7 +15,10 @@
 #           (scripts/callgraph.py)
 #   matrix  scripts/matrix.sh: W=1 + sparse build against 6.1, 6.12 and sid
 #   lab     tests/lab/run.sh front back: Xen under QEMU with our modules
-#           against the in-tree ones
+#           against the in-tree ones; then (stage "rootdisk") tests/lab/run.sh
+#           rootdisk: a Debian 12 guest booting from a vbd with the xblk-dkms
+#           package installed (its first boot; --long: also a kernel upgrade
+#           to 6.12 and the package's removal)
 #   faults  scripts/test-faults.sh: hostile peers, faults, detach and
 #           save/restore in the lab (short cycle counts)
 #   lab612  (--long only) scripts/test-k612.sh: the lab on bookworm-backports'
@@ -154,6 +157,11 @@ for s in $stages; do
 			XLAB_OPTS="${XLAB_OPTS:+$XLAB_OPTS }tier=$([ -n "$long" ] && echo long || echo ci)" \
 			XLAB_TOTAL_TIMEOUT=${XLAB_TOTAL_TIMEOUT:-$(lab_guard)} \
 				stage lab 3700 tests/lab/run.sh front back ${long:+demo pvh}
+			# a guest booting from its vbd with the package installed
+			# (the cached root image is built on first use: ~3 min)
+			XLAB_OPTS="${XLAB_OPTS:+$XLAB_OPTS }tier=$([ -n "$long" ] && echo long || echo ci)" \
+			XLAB_TOTAL_TIMEOUT=${XLAB_TOTAL_TIMEOUT:-$(lab_guard)} \
+				stage rootdisk $((long ? 5400 : 1200)) tests/lab/run.sh rootdisk
 			# blktests on both pairs (its own boot: only its guest image
 			# carries blktests and the tools it runs)
 			if [ -n "$long" ]; then

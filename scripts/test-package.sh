@@ -3,8 +3,8 @@
 #
 # The xblk-dkms package, end to end, on this machine (root, Debian 12):
 #
-#   1. build it with dpkg-buildpackage -us -uc -b in a temporary copy of the
-#      tree (the tree itself is left as it was);
+#   1. build it with scripts/build-package.sh (dpkg-buildpackage -us -uc -b in
+#      a temporary copy of the tree; the tree itself is left as it was);
 #   2. install it with apt-get, then have DKMS build and install both modules
 #      for the 6.1 and the 6.12 kernel trees of scripts/deps.sh
 #      ($XBLK_CACHE/kdirs);
@@ -12,9 +12,16 @@
 #      (name, vermagic, aliases), that depmod indexed it, and that with the
 #      package's modprobe.d blacklist modprobe would load our modules, and
 #      only those, for the vbd aliases (modprobe -n -v: a dry run);
+#      The postinst's output shows DKMS's (not thrown away), the modules are
+#      signed with DKMS's key (the package depends on openssl), and the
+#      initramfs of each installed kernel carries xblkfront and the blacklist;
+#      the initramfs hook leaves the blacklist out of an image for a kernel
+#      without xblkfront (mkinitramfs to a scratch file after "dkms remove"
+#      for that kernel);
 #   4. purge the package and check that nothing of it is left: dkms status,
-#      /usr/src/xblk-*, /var/lib/dkms/xblk, /lib/modules/*/updates/dkms/
-#      and the modprobe.d file.
+#      /usr/src/xblk-*, /var/lib/dkms/xblk, /lib/modules/*/updates/dkms/,
+#      the modprobe.d file and the hooks, and that the initramfs images were
+#      rebuilt without xblkfront and the blacklist.
 #
 # The DKMS kernel version is the kernel's release string (UTS_RELEASE, what
 # vermagic starts with), its directory name under /lib/modules.  The 6.1 headers are installed (/lib/modules/<kver>/build
@@ -24,7 +31,7 @@
 # install" only installs into an existing /lib/modules/<kver>, this script
 # creates that directory for the run and removes it afterwards.
 #
-# Installs dkms, dh-dkms, debhelper, dpkg-dev and rsync with
+# Installs dkms, openssl, debhelper, dpkg-dev and rsync with
 # --no-install-recommends when they are missing (those stay, like everything
 # scripts/deps.sh installs).  Everything else it changes on the host is undone
 # on exit, also when a check fails or the run is interrupted: the package is
@@ -48,7 +55,10 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 kdirs=${XBLK_CACHE:-/var/cache/xblk}/kdirs
 logdir=$root/build/test-package
-TOOLS=(dkms dh-dkms debhelper dpkg-dev rsync)
+TOOLS=(dkms openssl debhelper dpkg-dev rsync initramfs-tools)
+# what the package installs outside /usr/src (and the 0.1 package's conffile)
+CONF=(/lib/modprobe.d/$PKG.conf /usr/share/initramfs-tools/hooks/xblk
+      /etc/kernel/header_postinst.d/$PKG /etc/modprobe.d/$PKG.conf)
 PKG=xblk-dkms
 MODS=(xblkfront xblkback)
 declare -A ALIAS=([xblkfront]=xen:vbd [xblkback]=xen-backend:vbd)
@@ -122,8 +132,7 @@ check "version: dkms.conf PACKAGE_VERSION ($version) = debian/changelog ($deb_ve
 # Someone's own install of xblk is not ours to purge.
 busy=()
 case $(pkg_status $PKG) in ""|un*|pn*) ;; *) busy+=("package $PKG") ;; esac
-for f in /var/lib/dkms/xblk /usr/src/xblk-* /lib/modules/*/updates/dkms/x*blk* \
-	 /etc/modprobe.d/$PKG.conf; do
+for f in /var/lib/dkms/xblk /usr/src/xblk-* /lib/modules/*/updates/dkms/x*blk* "${CONF[@]}"; do
 	[ -e "$f" ] && busy+=("$f")
 done
 if [ ${#busy[@]} -gt 0 ]; then
@@ -158,7 +167,7 @@ cleanup() {
 		run cleanup dkms remove -m xblk -v "$version" --all
 		rm -rf /var/lib/dkms/xblk
 	fi
-	for f in /usr/src/xblk-* /lib/modules/*/updates/dkms/x*blk* /etc/modprobe.d/$PKG.conf; do
+	for f in /usr/src/xblk-* /lib/modules/*/updates/dkms/x*blk* "${CONF[@]}"; do
 		[ -e "$f" ] || continue
 		left+=("$f")
 		rm -rf "$f"
@@ -184,18 +193,14 @@ trap 'cleanup; finish; exit $?' EXIT
 trap 'echo "test-package: interrupted"; fail=$((fail + 1)); exit' INT TERM HUP
 
 # --------------------------------------------------------------- build --
-# A copy of the tree without .git, tests/ and what .gitignore ignores.
-work=$(mktemp -d /tmp/xblk-package.XXXXXX)
-src=$work/xblk-$version
 tree_status() { git -C "$root" status --porcelain --ignored -- . ':(exclude)build' 2>/dev/null; }
 status_before=$(tree_status)
-rsync -a --filter=':- .gitignore' --exclude=/.git --exclude=/tests/ --exclude=/build/ \
-	"$root/" "$src/"
+work=$(mktemp -d /tmp/xblk-package.XXXXXX)
 t=$SECONDS
-if (cd "$src" && run build dpkg-buildpackage -us -uc -b); then
-	ok "build: dpkg-buildpackage -us -uc -b -> $(cd "$work" && ls ${PKG}_*.deb) ($((SECONDS - t)) s)"
+if run build "$root/scripts/build-package.sh" "$work"; then
+	ok "build: scripts/build-package.sh -> $(cd "$work" && ls ${PKG}_*.deb) ($((SECONDS - t)) s)"
 else
-	bad "build: dpkg-buildpackage -us -uc -b"
+	bad "build: scripts/build-package.sh"
 	exit
 fi
 deb=$work/${PKG}_${version}_all.deb
@@ -208,7 +213,8 @@ dpkg-deb -c "$deb" | awk '{ print $1, $6 }' | sed 's|\./|/|' >"$logdir/contents.
 usrc=/usr/src/xblk-$version
 want=("$usrc/dkms.conf" "$usrc/Makefile" "$usrc/Kbuild" "$usrc/blkfront/Kbuild"
       "$usrc/blkback/Kbuild" "$usrc/include/xblk/compat.h"
-      "$usrc/scripts/probes/HAVE_BDEV_FPUT.c" "/etc/modprobe.d/$PKG.conf"
+      "$usrc/scripts/probes/HAVE_BDEV_FPUT.c" "/lib/modprobe.d/$PKG.conf"
+      /usr/share/initramfs-tools/hooks/xblk "/etc/kernel/header_postinst.d/$PKG"
       "/usr/share/doc/$PKG/README.md" "/usr/share/doc/$PKG/admin-guide.rst"
       "/usr/share/doc/$PKG/xblkstat.rst")
 gone=()
@@ -217,10 +223,11 @@ for f in "${want[@]}"; do
 done
 grep -q "^-rwxr-xr-x $usrc/scripts/probe.sh\$" "$logdir/contents.txt" ||
 	gone+=("executable scripts/probe.sh")
-grep -q "^-rwxr-xr-x /usr/sbin/xblkstat\$" "$logdir/contents.txt" ||
-	gone+=("executable /usr/sbin/xblkstat")
+for f in /usr/sbin/xblkstat /usr/share/initramfs-tools/hooks/xblk "/etc/kernel/header_postinst.d/$PKG"; do
+	grep -q "^-rwxr-xr-x $f\$" "$logdir/contents.txt" || gone+=("executable $f")
+done
 extra=$(grep -E '/tests/|\.(o|ko|cmd|mod)$|/build/|/debian/' "$logdir/contents.txt" | awk '{ print $2 }')
-check "contents: sources, probes, dkms.conf, modprobe.d file, xblkstat, docs${gone:+; missing: ${gone[*]}}${extra:+; unwanted: $extra}" \
+check "contents: sources, probes, dkms.conf, modprobe.d file, hooks, xblkstat, docs${gone:+; missing: ${gone[*]}}${extra:+; unwanted: $extra}" \
 	test ${#gone[@]} -eq 0 -a -z "$extra"
 
 # ------------------------------------------------------------- install --
@@ -234,7 +241,7 @@ st=$(dkms status -m xblk)
 check "install: dkms status lists xblk/$version: ${st//$'\n'/; }" \
 	test -n "$st" -a -z "$(grep -v "^xblk/$version" <<<"$st")"
 modprobe -c >"$logdir/modprobe-config.txt" 2>&1
-check "install: /etc/modprobe.d/$PKG.conf blacklists xen_blkfront and xen_blkback" \
+check "install: /lib/modprobe.d/$PKG.conf blacklists xen_blkfront and xen_blkback" \
 	test "$(grep -cxE 'blacklist xen[-_]blk(front|back)' "$logdir/modprobe-config.txt")" -ge 2
 
 # For one kernel tree: dkms build + install, then what landed.
@@ -302,6 +309,36 @@ for name in 6.1 6.12; do
 	grep -q "^$name " "$kdirs" || bad "$name: no $name tree in $kdirs"
 done
 
+# DKMS's output reached the terminal (the postinst does not hide it), and
+# it signed the modules with its own key (openssl made it).
+f=$logdir/install.log
+if grep -q 'Signing module' "$f" && grep -q 'Building module' "$f" && grep -q 'Installing to /lib/modules/' "$f"; then
+	ok "install: the postinst shows DKMS's output (Building module, Signing module, Installing to)"
+else
+	bad "install: the postinst's output lacks DKMS's (see $f)"
+fi
+for t in "${trees[@]}"; do
+	kver=${t##* }
+	f=$(modinfo -k "$kver" -n xblkfront 2>/dev/null)
+	[ -n "$f" ] || continue
+	check "install: $kver: xblkfront signed by '$(modinfo -F signer "$f")'" \
+		test "$(modinfo -F signer "$f")" = "DKMS module signing key"
+done
+
+# lsinitramfs IMAGE: the lines about xblk and xen-blkfront
+initrd_xblk() { lsinitramfs "$1" 2>/dev/null | grep -E 'xblkfront\.ko|modprobe\.d/xblk|xen-blkfront\.ko'; }
+# Every initramfs of a kernel with xblkfront was rebuilt with it and the
+# blacklist.
+kimages=()
+for f in /boot/initrd.img-*; do
+	[ -f "$f" ] || continue
+	kver=${f#/boot/initrd.img-}
+	[ -n "$(modinfo -k "$kver" -n xblkfront 2>/dev/null)" ] || continue
+	kimages+=("$kver")
+	n=$(initrd_xblk "$f" | grep -cE 'xblkfront\.ko|modprobe\.d/xblk-dkms\.conf')
+	check "install: $f has xblkfront.ko and the blacklist ($n of 2)" test "$n" = 2
+done
+[ ${#kimages[@]} -gt 0 ] || echo "test-package: no /boot/initrd.img-* of a kernel xblk was built for: initramfs not checked"
 # ----------------------------------------------------------------- lab --
 # With XBLK_PKG_LAB=1 (make test-long): one lab boot on the DKMS-built 6.1
 # modules, loaded with modprobe as an installed host loads them (suite
@@ -323,6 +360,23 @@ if [ -n "${XBLK_PKG_LAB:-}" ]; then
 	echo "test-package: lab boot on the DKMS modules: $((SECONDS - t)) s"
 fi
 
+# The hook's other branch: an image for a kernel without xblkfront gets no
+# blacklist (the kernel keeps xen-blkfront for its root disk).
+if [ ${#kimages[@]} -gt 0 ]; then
+	kver=${kimages[0]}
+	if run hook dkms remove -m xblk -v "$version" -k "$kver" &&
+	   run hook mkinitramfs -o "$work/no-xblk.img" "$kver"; then
+		n=$(initrd_xblk "$work/no-xblk.img" | tr '\n' ' ')
+		check "hook: $kver without xblkfront: the initramfs has '${n% }' (xen-blkfront only), and a warning" \
+			test "${n% }" = "usr/lib/modules/$kver/kernel/drivers/block/xen-blkfront.ko" -o \
+			     "${n% }" = "lib/modules/$kver/kernel/drivers/block/xen-blkfront.ko"
+		check "hook: mkinitramfs warned 'W: xblk: no xblkfront for kernel $kver'" \
+			grep -q "W: xblk: no xblkfront for kernel $kver" "$logdir/hook.log"
+	else
+		bad "hook: dkms remove / mkinitramfs for $kver failed"
+	fi
+fi
+
 # --------------------------------------------------------------- purge --
 if run purge "${APT[@]}" purge $PKG; then
 	ok "purge: apt-get purge $PKG"
@@ -336,7 +390,8 @@ check "purge: no /usr/src/xblk-*" test -z "$(ls -d /usr/src/xblk-* 2>/dev/null)"
 check "purge: no /var/lib/dkms/xblk" test ! -e /var/lib/dkms/xblk
 rest=$(ls /lib/modules/*/updates/dkms/x*blk* 2>/dev/null | tr '\n' ' ')
 check "purge: no /lib/modules/*/updates/dkms/x*blk*${rest:+ ($rest)}" test -z "$rest"
-check "purge: no /etc/modprobe.d/$PKG.conf" test ! -e /etc/modprobe.d/$PKG.conf
+rest=$(ls -d "${CONF[@]}" 2>/dev/null | tr '\n' ' ')
+check "purge: no modprobe.d file, initramfs hook, kernel hook${rest:+ ($rest)}" test -z "$rest"
 rest=
 for t in "${trees[@]}"; do
 	kver=${t##* }
@@ -345,4 +400,8 @@ for t in "${trees[@]}"; do
 	done
 done
 check "purge: depmod reran, modinfo -k finds no xblk module${rest:+ ($rest)}" test -z "$rest"
+for kver in "${kimages[@]}"; do
+	n=$(initrd_xblk "/boot/initrd.img-$kver" | grep -c xblk)
+	check "purge: /boot/initrd.img-$kver rebuilt without xblkfront and the blacklist ($n left)" test "$n" = 0
+done
 exit

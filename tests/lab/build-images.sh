@@ -256,6 +256,17 @@ cp /etc/xen/xl.conf "$R/etc/xen/"
 mkdir -p "$R/usr/share/qemu"
 cp -a /usr/share/qemu/keymaps "$R/usr/share/qemu/" 2>/dev/null || true
 copy_modules "$R" "$KVER" "$DOM0_ROOT" xenfs xen-evtchn xen-gntdev xen-gntalloc xen-privcmd xen-blkback null_blk loop dm-mod bfq
+# suite "rootdisk": QEMU's virtio disk holding the guest's root file system (dom0 serves it,
+# and reads the guest's kernel from it), and what udev needs to load a vbd backend by alias
+# (systemd-udevd with Debian's 80-drivers.rules only; started by that suite alone) with the
+# package's blacklist (scripts/xblk-modprobe.conf)
+copy_modules "$R" "$KVER" "$DOM0_ROOT" virtio_pci virtio_blk ext4
+copy_bins "$R" /usr/bin/udevadm /lib/systemd/systemd-udevd
+install -D -m 0644 /usr/lib/udev/rules.d/80-drivers.rules "$R/usr/lib/udev/rules.d/80-drivers.rules"
+install -m 0644 "$HERE/../../scripts/xblk-modprobe.conf" "$R/lab/xblk-modprobe.conf"
+# Debian's pvgrub (grub-xen-host), where installed: the rootdisk suite's pvgrub case
+[ ! -f /usr/lib/grub-xen/grub-x86_64-xen.bin ] ||
+	install -m 0644 /usr/lib/grub-xen/grub-x86_64-xen.bin "$R/lab/grub-x86_64-xen.bin"
 [ -f "$OUT/modules/xblkback.ko" ] && cp "$OUT/modules/xblkback.ko" "$R/extra/"
 dkms_modules "$R" xblkback
 # test-only: the hostile backend (tests/hostile-back/) and the dom0 probes (tests/probe/)

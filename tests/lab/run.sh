@@ -316,6 +316,11 @@ inner() {
 				tee -a "$RESULTS"
 			continue
 		fi
+		if [ -n "$SUITE_QEMU_DISK" ] && [ ! -f "$OUT/$SUITE_QEMU_DISK" ]; then
+			echo "XLAB-CASE $suite/all: FAIL no ${OUT#"$REPO"/}/$SUITE_QEMU_DISK (its image extra '$SUITE_IMAGE' failed: see its log in ${OUT#"$REPO"/})" |
+				tee -a "$RESULTS"
+			continue
+		fi
 		tmo=${XLAB_QEMU_TIMEOUT:-$SUITE_TIMEOUT}
 		for try in 1 2; do
 			log=$OUT/logs/$suite.log
@@ -429,6 +434,8 @@ kernel_series() {
 #   SUITE_IMAGE     image extras: small-guest, or NAME for extras/NAME.sh (none)
 #   SUITE_DOM0_MEM  dom0's memory, MiB (1024)
 #   SUITE_QEMU_MEM  the machine's memory, MiB (3072)
+#   SUITE_QEMU_DISK a file of $OUT QEMU gives dom0 as a virtio disk, /dev/vda (none); made by
+#                   one of its image extras: missing, the suite FAILs unbooted
 #   SUITE_CPU       QEMU's -cpu for its boot (qemu64); XLAB_CPU overrides it
 #   SUITE_HOTPLUG   xl's disk hotplug script in its dom0: lab, the lab's shortcut
 #                   (init/hotplug-block), or stock, Xen's own /etc/xen/scripts/block (lab);
@@ -437,7 +444,7 @@ kernel_series() {
 suite_load() {
 	local def
 	SUITE_TIMEOUT=1200 SUITE_NEEDS="" SUITE_CLOCK=wall SUITE_XEN=stock SUITE_IMAGE=""
-	SUITE_DOM0_MEM=1024 SUITE_QEMU_MEM=3072 SUITE_DEFAULT="" SUITE_CPU=qemu64 SUITE_HOTPLUG=lab
+	SUITE_DOM0_MEM=1024 SUITE_QEMU_MEM=3072 SUITE_QEMU_DISK="" SUITE_DEFAULT="" SUITE_CPU=qemu64 SUITE_HOTPLUG=lab
 	[ -n "$1" ] || return 0
 	def=$(sed -n '/^suite_meta() {/,/^}/p' "$HERE/suites/$1.sh" 2>/dev/null)
 	[ -n "$def" ] || { echo "suites/$1.sh: no suite_meta() (README.md \"Suite metadata\")" >&2; return 1; }
@@ -610,7 +617,10 @@ boot() {
 	# on a wrong %fs-relative (TLS) load or corrupted malloc state (busybox, xl, xenstore-read,
 	# bash), with thread=multi or single and also with max,-fsgsbase; the stress suite saw
 	# 4-5 such crashes per 150 s with max and none with qemu64.
-	local cmd=(qemu-system-x86_64 -machine pc "${clk[@]}"
+	# SUITE_QEMU_DISK: dom0's /dev/vda (the rootdisk suite's guest root file system)
+	local disk=()
+	[ -n "$SUITE_QEMU_DISK" ] && disk=(-drive "file=$OUT/$SUITE_QEMU_DISK,if=virtio,format=raw,cache=unsafe")
+	local cmd=(qemu-system-x86_64 -machine pc "${clk[@]}" "${disk[@]}"
 		-cpu "${XLAB_CPU:-$SUITE_CPU}" -smp 2 -m "$SUITE_QEMU_MEM"
 		-display none -vga none -monitor none -no-reboot -nodefaults -serial stdio
 		-pidfile "$OUT/qemu.pid" -kernel "$(xen_image)" -append "$(xen_cmdline)" -initrd "$initrd")

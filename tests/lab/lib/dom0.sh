@@ -229,17 +229,21 @@ _guest_create1() {
 	G_ARGS[$name]="$*"
 	shift 3 2>/dev/null || shift $#
 	for d in "$@"; do disks="$disks'$d', "; done
-	kernel=$(ls /guest/vmlinux /guest/vmlinuz 2>/dev/null | head -1)
+	# (XLAB_GUEST_KERNEL: another kernel, e.g. the rootdisk suite's guest's own)
+	kernel=${XLAB_GUEST_KERNEL:-$(ls /guest/vmlinux /guest/vmlinuz 2>/dev/null | head -1)}
 	# XLAB_OPTS=guest_tsc=native: the guest's rdtsc runs natively, as it does with Xen's
 	# default tsc_mode on a host whose TSC is invariant; QEMU's TCG CPU has no invariant TSC,
 	# so by default Xen emulates every rdtsc of a PV guest (Documentation/bench.rst)
 	local tsc=""
 	[ -n "${XLAB_GUEST_TSC:-}" ] && tsc="tsc_mode = \"$XLAB_GUEST_TSC\""
+	# (XLAB_GUEST_RAMDISK=none: no ramdisk, e.g. a boot loader as the kernel)
+	local ramdisk="ramdisk = \"${XLAB_GUEST_RAMDISK:-/guest/domU.cpio}\""
+	[ "${XLAB_GUEST_RAMDISK:-}" = none ] && ramdisk=""
 	cat > $LAB_TMP/$name.cfg <<-EOF
 	name = "$name"
 	type = "${GUEST_TYPE:-pv}"
 	kernel = "$kernel"
-	ramdisk = "${XLAB_GUEST_RAMDISK:-/guest/domU.cpio}"
+	$ramdisk
 	extra = "console=hvc0 loglevel=6 ${XLAB_GUEST_EXTRA:-}${XLAB_KPROF:+ profile=2}"
 	memory = $mem
 	vcpus = $vcpus
@@ -273,7 +277,8 @@ _guest_create1() {
 	while :; do
 		r=$(xenstore-read "/local/domain/$domid/data/xlab/rc" 2>/dev/null) && break
 		read -r -t 5 -u "$fd" _ || sleep 1   # (EOF if the watcher died: do not spin)
-		[ $((SECONDS - i)) -ge 180 ] && { log "guest $name: agent did not start in 180 s"; G_BAD[$name]=1; return 1; }
+		[ $((SECONDS - i)) -ge "${XLAB_GUEST_BOOT_WAIT:-180}" ] &&
+			{ log "guest $name: agent did not start in ${XLAB_GUEST_BOOT_WAIT:-180} s"; G_BAD[$name]=1; return 1; }
 		guest_alive "$name" || { log "guest $name died during boot"; G_BAD[$name]=1; return 1; }
 	done
 	log "guest $name (domid $domid) agent ready"
