@@ -4,7 +4,8 @@
 # xblk system-test lab: real Xen 4.17 under QEMU (TCG), PV dom0 + PV guests, our modules.
 #
 #   tests/lab/run.sh [SUITE...]        default: intree front back demo
-#                                      also available: back-extra stress bench bench-wall hostile
+#                                      also available: back-extra stress bench bench-r1 bench-r2
+#                                      bench-r3 bench-wall hostile
 #                                      hostile-back restore lifecycle qos blktests migrate many
 #
 # Installs missing Debian packages, builds our modules against the headers matching the kernel
@@ -38,13 +39,13 @@
 #   XLAB_STRICT=1           skipped cases make the run fail
 #   XLAB_TOTAL_TIMEOUT=s    whole script incl. waiting for the lock (default 3600)
 #   XLAB_QEMU_TIMEOUT=s     one boot (default per suite: demo 480, back and back-extra 1500,
-#                           bench 3600 (icount; 2400 on the wall clock), bench-wall 1200,
+#                           bench and bench-rN 3600 (icount; 2400 on the wall clock), bench-wall 1200,
 #                           hostile-back 2400, hostile 1800, lifecycle 600 + 90 per detach cycle (XLAB_OPTS
 #                           detach_cycles, default 10), others 1200)
 #   XLAB_LOCK_WAIT=s        how long to wait for another lab run (default 2400)
 #   XLAB_ACCEL, XLAB_CPU    QEMU -accel / -cpu (default tcg,thread=multi / qemu64); -accel
 #                           only applies to the wall clock
-#   XLAB_CLOCK=icount|wall  the clock of every boot (default: icount for the bench, qos and many
+#   XLAB_CLOCK=icount|wall  the clock of every boot (default: icount for bench, bench-rN, qos and many
 #                           suites, wall for the others). icount: deterministic, single-
 #                           threaded TCG with -icount shift=0,sleep=off -rtc clock=vm (1
 #                           instruction = 1 ns of virtual time, idle time skipped;
@@ -314,7 +315,7 @@ inner() {
 		case $suite in demo) tmo=480 ;; back | back-extra) tmo=1500 ;; hostile-back) tmo=2400 ;; hostile) tmo=1800 ;;
 		# bench under icount: one TCG thread for all vCPUs, a 2 s (virtual) CPU-bound job takes
 		# 25-40 s of wall time, the whole suite ~30 min
-		bench) [ "$(suite_clock bench)" = icount ] && tmo=3600 || tmo=2400 ;;
+		bench | bench-r[0-9]) [ "$(suite_clock bench)" = icount ] && tmo=3600 || tmo=2400 ;;
 		bench-wall) tmo=1200 ;;
 		blktests) tmo=2400 ;;
 		migrate | many) tmo=3600 ;;
@@ -480,7 +481,7 @@ foreign_qemu() { pgrep -x qemu-system-x86_64 2>/dev/null | head -1; }
 # and wall for every other one
 suite_clock() {
 	if [ -n "${XLAB_CLOCK:-}" ]; then echo "$XLAB_CLOCK"; return; fi
-	case $1 in bench | qos | many) echo icount ;; *) echo wall ;; esac
+	case $1 in bench | bench-r[0-9] | qos | many) echo icount ;; *) echo wall ;; esac
 }
 
 # clock_args SUITE: QEMU's accelerator and clock options for SUITE's clock. icount needs

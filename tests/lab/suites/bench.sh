@@ -1,70 +1,92 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash disable=SC2034,SC2154
 # Suite "bench": the in-tree pair (xen-blkfront + xen-blkback) against ours (xblkfront +
-# xblkback) in one boot, and fio on the same null_blk straight from dom0 ("native").
-# run.sh boots it on QEMU's icount clock by default (XLAB_CLOCK=icount: single-threaded TCG,
-# 1 instruction = 1 ns of virtual time; Documentation/bench.rst); XLAB_CLOCK=wall runs it on
-# multi-threaded TCG and the host's time instead. Suite "bench-wall" (bench-wall.sh) is this
-# file in its notification mode, booted on the wall clock.
+# xblkback) in one boot, and fio on the same null_blk straight from dom0 ("native"), in one of
+# three regimes (XLAB_REGIME, XLAB_OPTS regime=; Documentation/bench.rst). Suites "bench-r1",
+# "bench-r2" and "bench-r3" are this file with the regime set (scripts/bench.sh boots each
+# once); "bench-wall" is its notification mode, booted on the wall clock. run.sh boots the
+# others on QEMU's icount clock (single-threaded TCG, 1 instruction = 1 ns of virtual time, idle
+# time skipped); XLAB_CLOCK=wall runs them on multi-threaded TCG and the host's time instead.
 #
-# Jobs (fio, O_DIRECT, libaio, group report, XLAB_RUNTIME seconds of the guest's clock each,
-# default 2; under icount that clock is virtual):
-#   seq-4k        sequential read 4 KiB, 8 jobs x iodepth 32 x iodepth_batch_submit 16, on a
-#                 memory-less 1 GiB null_blk ("nbfast", irqmode=1)
-#   rand-4k       random read 4 KiB, 2 jobs x iodepth 32, on nbfast
-#   qd1           random read 4 KiB, 1 job x iodepth 1, on nbfast
-#   slow-seq-4k, slow-rand-4k, slow-qd1   the same on null_blk irqmode=2 completion_nsec=
-#                 1000000 ("nbslow"; XLAB_SLOW_NSEC sets another completion time); the old name
-#                 slow-4k is slow-seq-4k
-#   seq-<bs>      the block-size sweep: sequential read as seq-4k, bs 512 B ... 128 KiB, nbfast
-#   write-4k      sequential write 4 KiB as seq-4k; rand-4k-q1 rand-4k with 1 queue; slow-qd2,
-#                 slow-qd4 as slow-qd1 at iodepth 2 and 4, qd1-cpu0 and qd1-cpu1 as qd1 with fio
-#                 held on the guest's CPU 0 or 1 (only run when XLAB_WORK names them)
-# Phases of the main mode:
-#   core    the six jobs above, XLAB_ROUNDS rounds (default 2); qd1 and slow-qd1 go on to
-#           XLAB_QD1_ROUNDS rounds (default 4: at queue depth 1 rounds differ by up to 14 %,
-#           depending on where Xen runs the vCPUs; bench.rst, "The spread of qd1")
-#   sweep   seq-512 ... seq-128k but seq-4k (in core), XLAB_SWEEP_ROUNDS rounds (default 1)
-#   dl      the core jobs with every pair's guest disks on mq-deadline ("PAIR@dl"),
-#           XLAB_DL_ROUNDS rounds (default 1)
+# The guest runs with tsc_mode="native" (its rdtsc unemulated, as on a host with an invariant
+# TSC); XLAB_OPTS guest_tsc=default gives it Xen's default, which here emulates every rdtsc.
+#
+# Regimes (fio, O_DIRECT, libaio, group report, XLAB_RUNTIME seconds of the guest's clock per
+# job, default 1; under icount that clock is virtual):
+#   r1  CPU-bound: a memory-less 1 GiB null_blk "nbfast" (irqmode=1), set "r1":
+#         seq-4k    sequential read 4 KiB, 8 jobs x iodepth 32 x iodepth_batch_submit 16
+#         rand-4k   random read 4 KiB, 2 jobs x iodepth 32
+#         qd1       random read 4 KiB, 1 job x iodepth 1
+#       phases: core (those three, XLAB_ROUNDS rounds, default 2; qd1 on to XLAB_QD1_ROUNDS,
+#       default 4: its rounds differ most), sweep (seq-512 ... seq-128k but seq-4k, as seq-4k
+#       with --bs, XLAB_SWEEP_ROUNDS, default 2), dl (the core jobs with the guest's disks on
+#       mq-deadline, pairs PAIR@dl, XLAB_DL_ROUNDS, default 2). Named in XLAB_WORK only:
+#       write-4k (seq-4k with --rw=write), rand-4k-q1 (rand-4k on 1 queue), qd1-cpu0/qd1-cpu1
+#       (fio held on guest CPU 0 / 1), slow-seq-4k, slow-rand-4k, slow-qd1, slow-qd2, slow-qd4
+#       (on "nbslow", irqmode=2 completion_nsec=XLAB_SLOW_NSEC, default 1 ms)
+#   r2  device-bound: null_blks with irqmode=2, one per XLAB_DEVS entry LAT-TAGS (default
+#       10ms-256,10ms-64,2ms-256: completion_nsec LAT, hw_queue_depth TAGS), set "r2-LAT-TAGS",
+#       each attached to the guest at once; jobs on each: seq-4k, seq-64k, seq-128k (seq-4k
+#       with --bs), write-4k, rand-4k, rand-4k-deep (8 jobs x iodepth 32 random 4 KiB), qd1,
+#       qd4 (random 4 KiB, 1 job x iodepth 1 / 4); XLAB_ROUNDS rounds; default pairs intree,
+#       intree-tuned, xblk
+#   r3  per stage: Xen schedules every vCPU on pCPU 0 (the others leave its cpupool), so that
+#       the CPU time it charges each domain is exactly the instructions run for it; seq-4k,
+#       rand-4k and qd1 on nbfast through one queue (max_queues=1, one ring), set "r3"
 # Every round runs the pairs in turn, their order alternating from one round to the next;
-# native runs the phase's jobs in the first XLAB_NATIVE_ROUNDS rounds (default 1). Notification
-# mode (XLAB_BENCH_MODE=notify, suite bench-wall): seq-4k, rand-4k, slow-seq-4k and slow-rand-4k
-# once per pair, no native, XLAB_RUNTIME default 5.
-# XLAB_PAIRS (default intree,xblk) may add variants of ours: xblk-b<N> (frontend
-# max_inflight=N), xblk-m<N> (frontend min_inflight=N), xblk-i<N> (irq_batch=N), xblk-p0 (backend poll_inflight=0), xblk-c<N> and
-# xblk-w<N> (backend coalesce_reqs=N, coalesce_usecs=N), xblk-a0
-# (frontend adaptive_budget=0), xblk-g1 (frontend gate_queues=1), xblk-f0 (frontend irq_affinity=0 and backend irq_follow=0),
-# combined as in xblk-b0-i1-p0; a suffix @dl, @ky or @bfq runs that pair with the guest's disks on mq-deadline,
-# kyber or bfq (default: none). XLAB_WORK=a,b limits the jobs (names as above).
+# native runs a phase's jobs in the first XLAB_NATIVE_ROUNDS rounds (default 1). Notification
+# mode (XLAB_BENCH_MODE=notify, suite bench-wall, set "notify"): seq-4k, rand-4k, slow-seq-4k
+# and slow-rand-4k once per pair, no native, XLAB_RUNTIME default 5.
+# XLAB_PAIRS (default intree,xblk; r2: intree,intree-tuned,xblk): intree-tuned is xen-blkfront
+# with max_ring_page_order=2 max_indirect_segments=256 (as an informed admin sets it); variants
+# of ours: xblk-b<N> (frontend max_inflight=N), xblk-v0 (frontend inflight_control=0: the
+# fixed bound), xblk-i<N> (irq_batch=N), xblk-p<0|1> (backend poll_inflight), xblk-c<N> and
+# xblk-w<N> (backend coalesce_reqs=N, coalesce_usecs=N), xblk-f0 (frontend irq_affinity=0 and
+# backend irq_follow=0), combined as in xblk-b0-i1-p0; a suffix @dl, @ky or @bfq runs that pair
+# with the guest's disks on mq-deadline, kyber or bfq. XLAB_WORK=a,b limits the jobs.
 #
 # One line per job:  XLAB-BENCH round=R clock=C set=S pair=P work=W key=value...
-# with fio's IOPS, KiB/s and latencies, the guest disk's and the backend's counters, and the CPU
-# time Xen charged dom0 and the guest during a window inside the job (cpu_*_ns, see
-# cpu_window). scripts/bench.sh turns them into tables, a CSV and a plot; each case only fails
-# when a job did not run (the report applies the targets).
+# with fio's IOPS, KiB/s and latencies, the guest disk's, dom0's device's (dev_*) and the
+# backend's counters, and the CPU time Xen charged dom0 and the guest during a window inside
+# the job (cpu_*_ns, see cpu_window). scripts/bench.sh turns them into tables, a CSV and a plot;
+# each case only fails when a job did not run (the report applies the targets).
 . /lab/dom0.sh
 . /lab/cases.sh
 G=g1 FRONT=xen-blkfront BACK=xen-blkback
 CLOCK=${XLAB_CLOCK:-wall}
 MODE=${XLAB_BENCH_MODE:-main}
-if [ "$MODE" = notify ]; then RT=${XLAB_RUNTIME:-5}; else RT=${XLAB_RUNTIME:-2}; fi
+REGIME=${XLAB_REGIME:-r1}
+[ "$MODE" = notify ] && REGIME=notify
+# the guest's rdtsc runs natively (lib/dom0.sh _guest_create1 writes tsc_mode)
+XLAB_GUEST_TSC=${XLAB_GUEST_TSC:-native}
+case $REGIME in
+r1 | r3) rt=1 pairs=intree,xblk ;;
+r2) rt=1 pairs=intree,intree-tuned,xblk ;;
+notify) rt=5 pairs=intree,xblk ;;
+*) rt=1 pairs=intree,xblk ;;
+esac
+RT=${XLAB_RUNTIME:-$rt}
 SLOW_NSEC=${XLAB_SLOW_NSEC:-1000000}
 ROUNDS=${XLAB_ROUNDS:-2}
-SWEEP_ROUNDS=${XLAB_SWEEP_ROUNDS:-1}
-DL_ROUNDS=${XLAB_DL_ROUNDS:-1}
+SWEEP_ROUNDS=${XLAB_SWEEP_ROUNDS:-2}
+DL_ROUNDS=${XLAB_DL_ROUNDS:-2}
 QD1_ROUNDS=${XLAB_QD1_ROUNDS:-4}
 NATIVE_ROUNDS=${XLAB_NATIVE_ROUNDS:-1}
-PAIRS=${XLAB_PAIRS:-intree,xblk}
-CORE="seq-4k rand-4k qd1 slow-seq-4k slow-rand-4k slow-qd1"
+PAIRS=${XLAB_PAIRS:-$pairs}
+DEVS=${XLAB_DEVS:-10ms-256,10ms-64,2ms-256}
+CORE="seq-4k rand-4k qd1"
 SWEEP="seq-512 seq-1k seq-2k seq-8k seq-16k seq-32k seq-64k seq-128k"
-EXTRA="write-4k rand-4k-q1 slow-qd2 slow-qd4 qd1-cpu0 qd1-cpu1"
+EXTRA="write-4k rand-4k-q1 qd1-cpu0 qd1-cpu1 slow-seq-4k slow-rand-4k slow-qd1 slow-qd2 slow-qd4"
+R2JOBS="seq-4k seq-64k seq-128k write-4k rand-4k rand-4k-deep qd1 qd4"
+R3JOBS="seq-4k rand-4k qd1"
 NOTIFY="seq-4k rand-4k slow-seq-4k slow-rand-4k"
 SEQ="--numjobs=8 --iodepth=32 --iodepth_batch_submit=16"
 RAND="--numjobs=2 --iodepth=32 --rw=randread --bs=4k"
 QD1="--numjobs=1 --iodepth=1 --rw=randread --bs=4k"
-TIMING="--runtime=$RT --time_based"
-# the CPU-time window: from LEAD s after the job's first I/O, WIN s long (ends 0.3 s before fio)
+# (fio takes a time with a unit: fractions of a second as ms)
+TIMING="--runtime=$(awk -v r="$RT" 'BEGIN { printf "%dms", r * 1000 }') --time_based"
+# the CPU-time window: from LEAD s after the job's first I/O, WIN s long (ends 0.3 s before
+# fio, or halfway for runs under 1 s)
 LEAD=0.2
 WIN=$(awk -v r="$RT" 'BEGIN { w = r - 0.5; if (w < r / 2) w = r / 2; print w }')
 WORK=,${XLAB_WORK:-},
@@ -73,37 +95,64 @@ WORK=${WORK//,slow-4k,/,slow-seq-4k,}
 want_work() { [ "$WORK" = ,, ] || [[ $WORK == *,$1,* ]]; }
 named_work() { [[ $WORK == *,$1,* ]]; }
 
-# job_args NAME: "DEVICE FIO-ARGS" of a job
-job_args() {
+# job_fio NAME: the fio arguments of a job (its device aside)
+job_fio() {
 	case $1 in
-	seq-*) echo "nbfast $SEQ --rw=read --bs=${1#seq-}" ;;
-	slow-seq-4k) echo "nbslow $SEQ --rw=read --bs=4k" ;;
-	rand-4k | rand-4k-q1) echo "nbfast $RAND" ;;
-	slow-rand-4k) echo "nbslow $RAND" ;;
-	qd1) echo "nbfast $QD1" ;;
+	seq-* | slow-seq-4k) local bs=${1#*seq-}; echo "$SEQ --rw=read --bs=$bs" ;;
+	write-4k) echo "$SEQ --rw=write --bs=4k" ;;
+	rand-4k | rand-4k-q1 | slow-rand-4k) echo "$RAND" ;;
+	rand-4k-deep) echo "--numjobs=8 --iodepth=32 --rw=randread --bs=4k" ;;
+	qd1 | slow-qd1) echo "$QD1" ;;
 	# where the guest runs fio: one cause of qd1's spread between rounds (bench.rst)
-	qd1-cpu[01]) echo "nbfast $QD1 --cpus_allowed=${1#qd1-cpu}" ;;
-	slow-qd1) echo "nbslow $QD1" ;;
+	qd1-cpu[01]) echo "$QD1 --cpus_allowed=${1#qd1-cpu}" ;;
 	# a few requests in flight, each resubmitted on its completion (a closed loop)
-	slow-qd[24]) echo "nbslow --numjobs=1 --iodepth=${1#slow-qd} --rw=randread --bs=4k" ;;
-	write-4k) echo "nbfast $SEQ --rw=write --bs=4k" ;;
+	qd[0-9]* | slow-qd[0-9]*) echo "--numjobs=1 --iodepth=${1##*qd} --rw=randread --bs=4k" ;;
 	*) return 1 ;;
 	esac
 }
 
-# the jobs of a phase, as selected by XLAB_WORK
-core_work() {
-	local w
-	for w in $CORE; do want_work "$w" && echo "$w"; done
-	for w in $EXTRA; do named_work "$w" && echo "$w"; done
+# unit_dev SET/JOB: the dom0 device a job of a set runs on
+unit_dev() {
+	local set=${1%%/*} job=${1#*/}
+	case $set in
+	r2-*) set=${set#r2-}; echo "nb${set//-/}" ;;
+	*) [[ $job == slow-* ]] && echo nbslow || echo nbfast ;;
+	esac
 }
-sweep_work() {
-	local w
-	for w in $SWEEP; do want_work "$w" && echo "$w"; done
+
+# dev_spec LAT-TAGS: "completion_nsec hw_queue_depth" (10ms-256 -> 10000000 256)
+dev_spec() {
+	local lat=${1%%-*} tags=${1#*-}
+	case $lat in
+	*ms) echo "$((${lat%ms} * 1000000)) $tags" ;;
+	*us) echo "$((${lat%us} * 1000)) $tags" ;;
+	*) return 1 ;;
+	esac
 }
-notify_work() {
+
+# the units (SET/JOB) of each phase, as selected by XLAB_WORK
+core_units() {
 	local w
-	for w in $NOTIFY; do want_work "$w" && echo "$w"; done
+	for w in $CORE; do want_work "$w" && echo "r1/$w"; done
+	for w in $EXTRA; do named_work "$w" && echo "r1/$w"; done
+}
+sweep_units() {
+	local w
+	for w in $SWEEP; do want_work "$w" && echo "r1/$w"; done
+}
+r2_units() {
+	local d w
+	for d in ${DEVS//,/ }; do
+		for w in $R2JOBS; do want_work "$w" && echo "r2-$d/$w"; done
+	done
+}
+r3_units() {
+	local w
+	for w in $R3JOBS; do want_work "$w" && echo "r3/$w"; done
+}
+notify_units() {
+	local w
+	for w in $NOTIFY; do want_work "$w" && echo "notify/$w"; done
 }
 
 # nullb_cfg NAME key=value...: a configfs null_blk /dev/NAME, 1 GiB, memory-less
@@ -119,11 +168,22 @@ nullb_cfg() {
 }
 
 bench_setup() {
+	local d ns tags
 	modprobe null_blk nr_devices=0 || return 1
 	modprobe configfs 2>/dev/null
 	[ -d /sys/kernel/config/nullb ] || mount -t configfs configfs /sys/kernel/config
 	nullb_cfg nbfast irqmode=1 && nullb_cfg nbslow irqmode=2 completion_nsec="$SLOW_NSEC" ||
 		{ log "cannot create the null_blk devices"; return 1; }
+	if [ "$REGIME" = r2 ]; then
+		for d in ${DEVS//,/ }; do
+			read -r ns tags <<< "$(dev_spec "$d")" && [ -n "$tags" ] ||
+				{ log "devs: '$d' is not LAT-TAGS (10ms-256)"; return 1; }
+			nullb_cfg "$(unit_dev "r2-$d/x")" irqmode=2 completion_nsec="$ns" hw_queue_depth="$tags" ||
+				{ log "cannot create the null_blk for $d"; return 1; }
+			log "$(unit_dev "r2-$d/x"): completion $ns ns, $(cat "/sys/block/$(unit_dev "r2-$d/x")/queue/nr_requests") tags," \
+				"$(cat "/sys/block/$(unit_dev "r2-$d/x")/queue/max_sectors_kb") KiB max"
+		done
+	fi
 	command -v xlab-cputime > /dev/null || { log "xlab-cputime is missing from the dom0 image"; return 1; }
 	xlab-cputime 0 > /dev/null || { log "xlab-cputime 0 failed"; return 1; }
 	# the same counters as xl's, which rounds them to 0.1 s
@@ -132,6 +192,19 @@ bench_setup() {
 	rm -f $LAB_TMP/sleep.fifo
 	mkfifo $LAB_TMP/sleep.fifo || return 1
 	log "nbfast: $(cat /sys/block/nbfast/queue/max_sectors_kb) KiB max, nbslow completes after $SLOW_NSEC ns"
+}
+
+# one_pcpu: Xen schedules every vCPU on pCPU 0: the other pCPUs leave its cpupool (and idle).
+# Under icount a vCPU is then charged exactly the instructions run while it held pCPU 0, its
+# own and Xen's on its behalf; with two pCPUs in turn on one instruction stream it is also
+# charged the other pCPU's turns (Documentation/bench.rst, "CPU time per I/O")
+one_pcpu() {
+	local n c
+	n=$(xl info | awk '$1 == "nr_cpus" { print $3 }')
+	for ((c = 1; c < ${n:-1}; c++)); do
+		xl cpupool-cpu-remove Pool-0 "$c" || { log "r3: pCPU $c stays in Pool-0"; return 1; }
+	done
+	log "r3: $(xl cpupool-list | tr -s ' ' | tr '\n' ';')"
 }
 
 # bsleep SECONDS: sleep without a fork (the CPU-time window should hold as little of dom0's
@@ -146,11 +219,18 @@ irqsum() {
 
 # be_counters VDEV: the backend's rd_req wr_req f_req ds_req err_req passes notify_in
 # notify_out timer_polls for G's VDEV ("-" for what a backend does not count: the in-tree one
-# has no err_req, passes, notify counters or timer)
+# has no err_req, passes, notify counters or timer); builtins only but vdev_devid
 be_counters() {
-	local k out=""
+	local d k v out=""
+	d=/sys/bus/xen-backend/devices/vbd-${G_DOMID[$G]}-$(vdev_devid "$1")
 	for k in rd_req wr_req f_req ds_req err_req passes notify_in notify_out timer_polls; do
-		out="$out $(be_stat "$G" "$1" $k || echo -)"
+		v=-
+		if [ -r "$d/statistics/$k" ]; then
+			read -r v < "$d/statistics/$k"
+		elif [ -r "$d/$k" ]; then
+			read -r v < "$d/$k"
+		fi
+		out="$out ${v:--}"
 	done
 	echo "$out"
 }
@@ -271,13 +351,25 @@ fio_line() {
 		printf " clat_p50=%s clat_p99=%s clat_p999=%s", a[2], b[2], c[2] }' /tmp/fio.out
 }
 
-# c_native ROUND JOB...: the jobs with fio in dom0 on the null_blk itself
+# dev_delta A B: dom0's device counters between two reads of /sys/block/DEV/stat, as dev_* keys
+# (where the requests arrive: dev_rd_sect / dev_rd is the average request at the device)
+dev_delta() {
+	local -a a b
+	read -r -a a <<< "$1"
+	read -r -a b <<< "$2"
+	echo "dev_rd=$((b[0] - a[0])) dev_rd_merged=$((b[1] - a[1])) dev_rd_sect=$((b[2] - a[2]))" \
+		"dev_wr=$((b[4] - a[4])) dev_wr_merged=$((b[5] - a[5])) dev_wr_sect=$((b[6] - a[6]))"
+}
+
+# c_native ROUND UNIT...: the jobs (SET/JOB) with fio in dom0 on the null_blk itself
 c_native() {
-	local round=$1 name dev args line s0 s1 rc cw n=0
+	local round=$1 unit set name dev args line s0 s1 rc cw n=0
 	shift
-	for name in "$@"; do
+	for unit in "$@"; do
+		set=${unit%%/*} name=${unit#*/}
 		[ "$name" = rand-4k-q1 ] && continue
-		read -r dev args <<< "$(job_args "$name")"
+		dev=$(unit_dev "$unit")
+		args=$(job_fio "$name") || { case_fail "$name: no such job"; continue; }
 		PROF_TAG=r$round.native.$name
 		read -r -a s0 < "/sys/block/$dev/stat"
 		rm -f $LAB_TMP/native.rc
@@ -292,9 +384,9 @@ c_native() {
 		read -r -a s1 < "/sys/block/$dev/stat"
 		line=$(fio_line)
 		[ "$rc" = 0 ] && [ -n "$line" ] || { case_fail "$name: fio rc=$rc $(tail -2 /tmp/fio.err)"; continue; }
-		echo "XLAB-BENCH round=$round clock=$CLOCK set=$MODE pair=native work=$name runtime=$RT $line rd=$((s1[0] - s0[0]))" \
+		echo "XLAB-BENCH round=$round clock=$CLOCK set=$set pair=native work=$name runtime=$RT dev=$dev $line rd=$((s1[0] - s0[0]))" \
 			"rd_merged=$((s1[1] - s0[1])) rd_sect=$((s1[2] - s0[2])) wr=$((s1[4] - s0[4]))" \
-			"wr_merged=$((s1[5] - s0[5])) wr_sect=$((s1[6] - s0[6])) $cw"
+			"wr_merged=$((s1[5] - s0[5])) wr_sect=$((s1[6] - s0[6])) $(dev_delta "${s0[*]}" "${s1[*]}") $cw"
 		n=$((n + 1))
 	done
 	case_note "$n jobs"
@@ -304,7 +396,7 @@ c_native() {
 # their interrupt lines in /proc/interrupts) and SCHED (the guest's I/O scheduler: PAIR@dl =
 # mq-deadline, @ky = kyber, @bfq = bfq, default none)
 pair_use() {
-	local pair=${1%@*} q=$2 fe=() budget
+	local pair=${1%@*} q=$2 fe=() v be
 	SCHED=none
 	case $1 in
 	*@dl) SCHED=mq-deadline ;;
@@ -313,34 +405,36 @@ pair_use() {
 	*@*) case_fail "unknown scheduler in $1"; return 1 ;;
 	esac
 	case $pair in
-	intree)
+	intree | intree-tuned)
 		be_use xen-blkback || return 1
 		fe=(xen-blkfront)
 		[ "$q" = 1 ] && fe+=(max_queues=1)
+		# what an informed admin sets: 4-page rings (128 slots each) and 1 MiB requests;
+		# xen-blkback offers both by default (max_ring_page_order 4, 256 indirect segments)
+		[ "$pair" = intree-tuned ] && fe+=(max_ring_page_order=2 max_indirect_segments=256)
 		FE_IRQ='^blkif$' BE_IRQ='^blkif-backend$'
 		;;
 	xblk | xblk-*)
-		# variants: xblk-b<N> max_inflight=N, -m<N> min_inflight=N, -i<N> irq_batch=N, -a0 adaptive_budget
-		# off (frontend), -g1 gate_queues on (frontend), -p0 the backend's poll_inflight off, -f0 both sides' event
-		# affinity off, -c<N> the backend's coalesce_reqs=N, -w<N> its coalesce_usecs=N; e.g. xblk-b0-i1-p0-c1
-		# batches nothing
-		local v be=(xblkback)
+		# variants: xblk-b<N> max_inflight=N, -v0 inflight_control off (the fixed bound),
+		# -i<N> irq_batch=N (frontend), -p<0|1> the backend's poll_inflight, -f0 both sides'
+		# event affinity off, -c<N> the backend's coalesce_reqs=N, -w<N> its
+		# coalesce_usecs=N; e.g. xblk-b0-i1-p0-c1 batches nothing
+		local -a vs
+		be=(xblkback)
 		fe=(xblkfront)
 		[ "$q" = 1 ] && fe+=(max_queues=1)
-		IFS=- read -r -a v <<< "${pair#xblk}"
-		for budget in "${v[@]}"; do
-			case $budget in
+		IFS=- read -r -a vs <<< "${pair#xblk}"
+		for v in "${vs[@]}"; do
+			case $v in
 			"") ;;
-			b[0-9]*) fe+=(max_inflight="${budget#b}") ;;
-			m[0-9]*) fe+=(min_inflight="${budget#m}") ;;
-			i[0-9]*) fe+=(irq_batch="${budget#i}") ;;
-			p[01]) be+=(poll_inflight="${budget#p}") ;;
-			c[0-9]*) be+=(coalesce_reqs="${budget#c}") ;;
-			w[0-9]*) be+=(coalesce_usecs="${budget#w}") ;;
-			a[01]) fe+=(adaptive_budget="${budget#a}") ;;
-			g[01]) fe+=(gate_queues="${budget#g}") ;;
-			f[01]) fe+=(irq_affinity="${budget#f}") be+=(irq_follow="${budget#f}") ;;
-			*) case_fail "unknown variant $budget in $pair"; return 1 ;;
+			b[0-9]*) fe+=(max_inflight="${v#b}") ;;
+			v[01]) fe+=(inflight_control="${v#v}") ;;
+			i[0-9]*) fe+=(irq_batch="${v#i}") ;;
+			p[01]) be+=(poll_inflight="${v#p}") ;;
+			c[0-9]*) be+=(coalesce_reqs="${v#c}") ;;
+			w[0-9]*) be+=(coalesce_usecs="${v#w}") ;;
+			f[01]) fe+=(irq_affinity="${v#f}") be+=(irq_follow="${v#f}") ;;
+			*) case_fail "unknown variant $v in $pair"; return 1 ;;
 			esac
 		done
 		be_use "${be[@]}" || return 1
@@ -409,12 +503,13 @@ prof_mods() {
 			print "XLAB-PROF-MOD pair=" p " side=guest mod=" $2 " text=" $3 }' "$G_OUT" >&2
 }
 
-# run_job ROUND PAIR QUEUES NAME VDEV FIO-ARGS...: one job in the guest, one XLAB-BENCH line.
-# The guest command runs in the background while cpu_window samples Xen's CPU times.
+# run_job ROUND PAIR QUEUES SET NAME VDEV DEV FIO-ARGS...: one job in the guest on VDEV (dom0's
+# DEV), one XLAB-BENCH line. The guest command runs in the background while cpu_window samples
+# Xen's CPU times.
 run_job() {
-	local round=$1 pair=$2 q=$3 name=$4 vdev=$5 b0 b1 bi0 bi1 gl cw tok domid=${G_DOMID[$G]} jp
-	local bedir k i be_req=- passes ring
-	shift 5
+	local round=$1 pair=$2 q=$3 set=$4 name=$5 vdev=$6 dev=$7 b0 b1 bi0 bi1 gl cw tok domid=${G_DOMID[$G]} jp
+	local bedir k i be_req=- passes ring d0 d1
+	shift 7
 	bedir=/sys/bus/xen-backend/devices/vbd-$domid-$(vdev_devid "$vdev")
 	tok=$name.$round.$RANDOM
 	PROF_TAG=r$round.$pair.$name
@@ -424,11 +519,13 @@ run_job() {
 	[ -n "${XLAB_KPROF:-}" ] && kprof_reset
 	[ -n "${XLAB_WTRACE:-}" ] && { g_run "$G" wtrace_start || log "wtrace: not started in the guest (rc=$G_RC)"; }
 	rm -f $LAB_TMP/job.rc
-	(g_run -t $((RT + 150)) "$G" "bench_fio -m $tok /dev/$vdev '$FE_IRQ' $TIMING $*"
+	read -r d0 < "/sys/block/$dev/stat"
+	(g_run -t $((${RT%.*} + 150)) "$G" "bench_fio -m $tok /dev/$vdev '$FE_IRQ' $TIMING $*"
 		echo "$G_RC $G_OUT" > $LAB_TMP/job.rc) &
 	jp=$!
 	cw=$(cpu_window "be:$bedir" $((b0[0] + b0[1])) "xs:/local/domain/$domid/data/xlab/bench=$tok end" 0 "$domid")
 	wait $jp
+	read -r d1 < "/sys/block/$dev/stat"
 	read -r G_RC G_OUT < $LAB_TMP/job.rc 2>/dev/null || { G_RC=125 G_OUT=/dev/null; }
 	# (the background g_run could not mark the guest bad for the next cases: do it here)
 	{ [ "$G_RC" = 124 ] || [ "$G_RC" = 125 ]; } && G_BAD[$G]=1
@@ -449,10 +546,10 @@ run_job() {
 	done
 	passes=$(delta "${b0[5]}" "${b1[5]}")
 	ring=$((b1[0] + b1[1] - b0[0] - b0[1]))
-	echo "XLAB-BENCH round=$round clock=$CLOCK set=$MODE pair=$pair work=$name runtime=$RT queues=$q ${gl#XLAB-BENCHG }" \
+	echo "XLAB-BENCH round=$round clock=$CLOCK set=$set pair=$pair work=$name runtime=$RT queues=$q dev=$dev ${gl#XLAB-BENCHG }" \
 		"ring_req=$ring be_req=$be_req passes=$passes be_irq=$((bi1 - bi0))" \
 		"be_notify_in=$(delta "${b0[6]}" "${b1[6]}") be_notify_out=$(delta "${b0[7]}" "${b1[7]}")" \
-		"be_timer_polls=$(delta "${b0[8]}" "${b1[8]}") $cw"
+		"be_timer_polls=$(delta "${b0[8]}" "${b1[8]}") $(dev_delta "$d0" "$d1") $cw"
 }
 
 # set_sched VDEV...: the pair's I/O scheduler on the guest's disks
@@ -462,57 +559,76 @@ set_sched() {
 	g_ok "$G" "$cmd cat /sys/block/$1/queue/scheduler" || return 1
 }
 
-# c_pair ROUND PAIR JOB...: attach nbfast (xvdb) and, if a job needs it, nbslow (xvdc), run
-# the 2-queue jobs, then rand-4k-q1 on a fresh 1-queue attach
+# ring_note VDEV: what the pair negotiated on VDEV, for the case's note: the backend's offer
+# (max-ring-page-order, feature-max-indirect-segments), the frontend's ring-page-order and the
+# guest queue's limits
+ring_note() {
+	local bo bi fo
+	bo=$(xs_back "$G" "$1" max-ring-page-order) bi=$(xs_back "$G" "$1" feature-max-indirect-segments)
+	fo=$(xs_front "$G" "$1" ring-page-order)
+	echo "$1: backend offers ring order ${bo:-0}, ${bi:-no} indirect segments; frontend ring order ${fo:-0}," \
+		"queues=$DI_hw_queues max_sectors_kb=$DI_max_sectors_kb nr_requests=$DI_nr_requests"
+}
+
+VLETTERS=(b c d e f g h i)
+# c_pair ROUND PAIR QUEUES UNIT...: attach every device the units (SET/JOB) run on (xvdb,
+# xvdc, ... in order of first use) on QUEUES queues, run them; then rand-4k-q1 on a fresh
+# 1-queue attach
 c_pair() {
-	local round=$1 pair=$2 name dev args n=0 slow=0 q1=0 disks=(xvdb)
-	shift 2
-	for name in "$@"; do
-		[ "$name" = rand-4k-q1 ] && q1=1
-		[[ $(job_args "$name") == nbslow\ * ]] && slow=1
+	local round=$1 pair=$2 q=$3 unit dev vdev n=0 q1=0 i
+	local -a devs=() vdevs=()
+	local -A vdev_of
+	shift 3
+	for unit in "$@"; do
+		[ "${unit#*/}" = rand-4k-q1 ] && { q1=1; continue; }
+		dev=$(unit_dev "$unit")
+		[ -n "${vdev_of[$dev]:-}" ] && continue
+		vdev=xvd${VLETTERS[${#devs[@]}]}
+		vdev_of[$dev]=$vdev
+		devs+=("$dev") vdevs+=("$vdev")
 	done
-	pair_use "$pair" 2 || return 1
+	[ $q1 = 1 ] && [ ${#devs[@]} = 0 ] && devs=(nbfast) vdevs=(xvdb) && vdev_of[nbfast]=xvdb
+	pair_use "$pair" "$q" || return 1
 	[ -n "${XLAB_INSNPROF:-}" ] && prof_mods "$pair"
-	disk_attach "$G" /dev/nbfast xvdb || return 1
-	if [ $slow = 1 ]; then
-		disk_attach "$G" /dev/nbslow xvdc || return 1
-		disks+=(xvdc)
-	fi
-	set_sched "${disks[@]}" || return 1
-	case_note "queues=$DI_hw_queues max_sectors_kb=$DI_max_sectors_kb nr_requests=$DI_nr_requests sched=$SCHED"
-	for name in "$@"; do
-		[ "$name" = rand-4k-q1 ] && continue
-		read -r dev args <<< "$(job_args "$name")"
-		[ "$dev" = nbslow ] && dev=xvdc || dev=xvdb
-		# shellcheck disable=SC2086
-		run_job "$round" "$pair" 2 "$name" "$dev" $args && n=$((n + 1))
+	for i in "${!devs[@]}"; do
+		disk_attach "$G" "/dev/${devs[i]}" "${vdevs[i]}" || return 1
+		[ "$i" = 0 ] && case_note "$(ring_note "${vdevs[0]}")"
+	done
+	set_sched "${vdevs[@]}" || return 1
+	case_note "sched=$SCHED"
+	for unit in "$@"; do
+		[ "${unit#*/}" = rand-4k-q1 ] && continue
+		dev=$(unit_dev "$unit")
+		# shellcheck disable=SC2046
+		run_job "$round" "$pair" "$q" "${unit%%/*}" "${unit#*/}" "${vdev_of[$dev]}" "$dev" \
+			$(job_fio "${unit#*/}") && n=$((n + 1))
 	done
 	if [ $q1 = 1 ]; then
-		for dev in "${disks[@]}"; do disk_detach "$G" "$dev" || return 1; done
+		for vdev in "${vdevs[@]}"; do disk_detach "$G" "$vdev" || return 1; done
 		pair_use "$pair" 1 || return 1
 		disk_attach "$G" /dev/nbfast xvdb || return 1
 		set_sched xvdb || return 1
 		# shellcheck disable=SC2086
-		run_job "$round" "$pair" 1 rand-4k-q1 xvdb $RAND && n=$((n + 1))
+		run_job "$round" "$pair" 1 r1 rand-4k-q1 xvdb nbfast $RAND && n=$((n + 1))
 	fi
 	case_note "$n jobs"
 }
 
-# phase NAME FIRST LAST NATIVE PAIRS JOBS: rounds FIRST to LAST of JOBS (space separated)
-# through every pair of PAIRS (comma separated), in alternating order; native first in rounds
-# up to NATIVE
+# phase NAME FIRST LAST NATIVE PAIRS QUEUES UNITS: rounds FIRST to LAST of UNITS (SET/JOB,
+# space separated) through every pair of PAIRS (comma separated) on QUEUES queues, in
+# alternating order; native first in rounds up to NATIVE
 phase() {
-	local name=$1 first=$2 rounds=$3 native=$4 r i
-	local -a p jobs
+	local name=$1 first=$2 rounds=$3 native=$4 q=$6 r i
+	local -a p units
 	IFS=, read -r -a p <<< "$5"
-	read -r -a jobs <<< "$6"
-	[ ${#jobs[@]} = 0 ] && return 0
+	read -r -a units <<< "$7"
+	[ ${#units[@]} = 0 ] && return 0
 	for ((r = first; r <= rounds; r++)); do
-		[ "$r" -le "$native" ] && run_case "$name$r-native" c_native "$r" "${jobs[@]}"
+		[ "$r" -le "$native" ] && run_case "$name$r-native" c_native "$r" "${units[@]}"
 		if [ $((r % 2)) = 0 ]; then
-			for ((i = ${#p[@]} - 1; i >= 0; i--)); do run_case "$name$r-${p[i]}" c_pair "$r" "${p[i]}" "${jobs[@]}"; done
+			for ((i = ${#p[@]} - 1; i >= 0; i--)); do run_case "$name$r-${p[i]}" c_pair "$r" "${p[i]}" "$q" "${units[@]}"; done
 		else
-			for ((i = 0; i < ${#p[@]}; i++)); do run_case "$name$r-${p[i]}" c_pair "$r" "${p[i]}" "${jobs[@]}"; done
+			for ((i = 0; i < ${#p[@]}; i++)); do run_case "$name$r-${p[i]}" c_pair "$r" "${p[i]}" "$q" "${units[@]}"; done
 		fi
 	done
 }
@@ -525,20 +641,37 @@ dl_pairs() {
 	echo "${out%,}"
 }
 
-if suite_begin && bench_setup; then
-	log "bench: clock $CLOCK, mode $MODE, runtime ${RT}s, CPU window ${LEAD}s + ${WIN}s, pairs $PAIRS," \
-		"rounds: core $ROUNDS (qd1 $QD1_ROUNDS), sweep $SWEEP_ROUNDS, dl $DL_ROUNDS, native $NATIVE_ROUNDS"
-	echo "XLAB-BENCH-INFO clock=$CLOCK set=$MODE runtime=$RT slow_nsec=$SLOW_NSEC" \
-		"$(tr '\n' ' ' < /lab/build-info 2>/dev/null)"
-	if [ "$MODE" = notify ]; then
-		phase n 1 1 0 "$PAIRS" "$(notify_work | tr '\n' ' ')"
-	else
-		phase r 1 "$ROUNDS" "$NATIVE_ROUNDS" "$PAIRS" "$(core_work | tr '\n' ' ')"
-		phase r $((ROUNDS + 1)) "$QD1_ROUNDS" "$NATIVE_ROUNDS" "$PAIRS" \
-			"$(core_work | grep -x -e qd1 -e slow-qd1 | tr '\n' ' ')"
-		phase sweep 1 "$SWEEP_ROUNDS" "$NATIVE_ROUNDS" "$PAIRS" "$(sweep_work | tr '\n' ' ')"
-		phase dl 1 "$DL_ROUNDS" 0 "$(dl_pairs)" "$(core_work | tr '\n' ' ')"
-	fi
+# units of a phase on one line
+ul() { "$@" | tr '\n' ' '; }
+
+bench_regime() {
+	case $REGIME in
+	r1)
+		phase r1-core 1 "$ROUNDS" "$NATIVE_ROUNDS" "$PAIRS" 2 "$(ul core_units)"
+		phase r1-core $((ROUNDS + 1)) "$QD1_ROUNDS" "$NATIVE_ROUNDS" "$PAIRS" 2 \
+			"$(core_units | grep -x -e r1/qd1 -e r1/slow-qd1 | tr '\n' ' ')"
+		phase r1-sweep 1 "$SWEEP_ROUNDS" "$NATIVE_ROUNDS" "$PAIRS" 2 "$(ul sweep_units)"
+		phase r1-dl 1 "$DL_ROUNDS" 0 "$(dl_pairs)" 2 "$(core_units | grep -v -x -e r1/rand-4k-q1 | tr '\n' ' ')"
+		;;
+	r2) phase r2- 1 "$ROUNDS" "$NATIVE_ROUNDS" "$PAIRS" 2 "$(ul r2_units)" ;;
+	r3) phase r3- 1 "$ROUNDS" "$NATIVE_ROUNDS" "$PAIRS" 1 "$(ul r3_units)" ;;
+	notify) phase n 1 1 0 "$PAIRS" 2 "$(ul notify_units)" ;;
+	esac
+}
+
+case $REGIME in
+r1 | r2 | r3 | notify) ok=1 ;;
+*) ok=; log "regime '$REGIME': r1, r2 or r3" ;;
+esac
+# (r3: before the guest exists, so that its vCPUs start on pCPU 0)
+if [ -n "$ok" ] && { [ "$REGIME" != r3 ] || one_pcpu; } && suite_begin && bench_setup; then
+	log "bench: clock $CLOCK, regime $REGIME, runtime ${RT}s, CPU window ${LEAD}s + ${WIN}s, pairs $PAIRS," \
+		"guest tsc_mode $XLAB_GUEST_TSC, rounds $ROUNDS (r1: qd1 $QD1_ROUNDS, sweep $SWEEP_ROUNDS, dl $DL_ROUNDS)," \
+		"native $NATIVE_ROUNDS${XLAB_DEVS:+, devices $DEVS}"
+	log "guest: $(xl list -l "$G" 2>/dev/null | grep -m1 '"tsc_mode"' | tr -d ' ,')"
+	echo "XLAB-BENCH-INFO clock=$CLOCK set=$REGIME runtime=$RT slow_nsec=$SLOW_NSEC guest_tsc=$XLAB_GUEST_TSC" \
+		"pool_cpus=$(xl cpupool-list | awk '$1 == "Pool-0" { print $2 }') $(tr '\n' ' ' < /lab/build-info 2>/dev/null)"
+	bench_regime
 else
 	case_begin setup; case_fail "suite setup failed"; case_end
 fi
