@@ -43,7 +43,10 @@
 # fixed bound), xblk-i<N> (irq_batch=N), xblk-p<0|1> (backend poll_inflight), xblk-c<N> and
 # xblk-w<N> (backend coalesce_reqs=N, coalesce_usecs=N), xblk-f0 (frontend irq_affinity=0 and
 # backend irq_follow=0), combined as in xblk-b0-i1-p0; a suffix @dl, @ky or @bfq runs that pair
-# with the guest's disks on mq-deadline, kyber or bfq. XLAB_WORK=a,b limits the jobs.
+# with the guest's disks on mq-deadline, kyber or bfq; a suffix ~emu runs it in a guest with
+# Xen's default tsc_mode (its rdtsc emulated here), ~native with tsc_mode "native" (as
+# intree~emu,xblk~emu: both TSC modes in one boot). XLAB_WORK=a,b limits the jobs. An option
+# prefixed with a regime (XLAB_OPTS r1_pairs=..., r2_rounds=3) applies to that regime only.
 #
 # One line per job:  XLAB-BENCH round=R clock=C set=S pair=P work=W key=value...
 # with fio's IOPS, KiB/s and latencies, the guest disk's, dom0's device's (dev_*) and the
@@ -57,8 +60,12 @@ CLOCK=${XLAB_CLOCK:-wall}
 MODE=${XLAB_BENCH_MODE:-main}
 REGIME=${XLAB_REGIME:-r1}
 [ "$MODE" = notify ] && REGIME=notify
+# XLAB_OPTS r1_rounds=3, r2_pairs=...: an option for one regime only (make bench boots all
+# three with the same XLAB_OPTS)
+for v in $(compgen -v "XLAB_${REGIME^^}_"); do printf -v "XLAB_${v#"XLAB_${REGIME^^}_"}" %s "${!v}"; done
 # the guest's rdtsc runs natively (lib/dom0.sh _guest_create1 writes tsc_mode)
 XLAB_GUEST_TSC=${XLAB_GUEST_TSC:-native}
+TSC_DEFAULT=$XLAB_GUEST_TSC
 case $REGIME in
 r1 | r3) rt=1 pairs=intree,xblk ;;
 r2) rt=1 pairs=intree,intree-tuned,xblk ;;
@@ -392,11 +399,23 @@ c_native() {
 	case_note "$n jobs"
 }
 
+# guest_tsc MODE: the guest with tsc_mode MODE (native, default), created again if it has another
+guest_tsc() {
+	[ "$1" = "$XLAB_GUEST_TSC" ] && return 0
+	log "guest $G: tsc_mode $XLAB_GUEST_TSC -> $1"
+	guest_destroy "$G"
+	XLAB_GUEST_TSC=$1
+	guest_create "$G" 2 512 || { case_fail "guest $G with tsc_mode $1 not created"; return 1; }
+	log "guest: $(xl list -l "$G" 2>/dev/null | grep -m1 '"tsc_mode"' | tr -d ' ,')"
+}
+
 # pair_use PAIR QUEUES: load PAIR's modules (no disk attached); sets FE_IRQ/BE_IRQ (names of
 # their interrupt lines in /proc/interrupts) and SCHED (the guest's I/O scheduler: PAIR@dl =
-# mq-deadline, @ky = kyber, @bfq = bfq, default none)
+# mq-deadline, @ky = kyber, @bfq = bfq, default none); PAIR~emu runs it in a guest whose rdtsc
+# Xen emulates (tsc_mode "default": the lab's TCG CPU has no invariant TSC), PAIR~native in one
+# with tsc_mode "native" (the default of the bench)
 pair_use() {
-	local pair=${1%@*} q=$2 fe=() v be
+	local pair=${1%@*} q=$2 fe=() v be tsc=$TSC_DEFAULT
 	SCHED=none
 	case $1 in
 	*@dl) SCHED=mq-deadline ;;
@@ -404,6 +423,13 @@ pair_use() {
 	*@bfq) SCHED=bfq ;;
 	*@*) case_fail "unknown scheduler in $1"; return 1 ;;
 	esac
+	case $pair in
+	*~emu) tsc=default ;;
+	*~native) tsc=native ;;
+	*~*) case_fail "unknown guest TSC in $1 (~emu, ~native)"; return 1 ;;
+	esac
+	pair=${pair%~*}
+	guest_tsc "$tsc" || return 1
 	case $pair in
 	intree | intree-tuned)
 		be_use xen-blkback || return 1
@@ -636,7 +662,10 @@ phase() {
 # dl_pairs: every pair of PAIRS on mq-deadline (PAIR@dl), each once
 dl_pairs() {
 	local p out=,
-	for p in ${PAIRS//,/ }; do [[ $out == *,${p%@*}@dl,* ]] || out="$out${p%@*}@dl,"; done
+	for p in ${PAIRS//,/ }; do
+		[[ $p == *~* ]] && continue
+		[[ $out == *,${p%@*}@dl,* ]] || out="$out${p%@*}@dl,"
+	done
 	out=${out#,}
 	echo "${out%,}"
 }
