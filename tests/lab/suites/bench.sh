@@ -670,6 +670,13 @@ dl_pairs() {
 	echo "${out%,}"
 }
 
+# plain_pairs: PAIRS without the ~ (guest TSC) variants, which only run the core jobs
+plain_pairs() {
+	local p out=""
+	for p in ${PAIRS//,/ }; do [[ $p == *~* ]] || out="$out,$p"; done
+	echo "${out#,}"
+}
+
 # units of a phase on one line
 ul() { "$@" | tr '\n' ' '; }
 
@@ -679,7 +686,7 @@ bench_regime() {
 		phase r1-core 1 "$ROUNDS" "$NATIVE_ROUNDS" "$PAIRS" 2 "$(ul core_units)"
 		phase r1-core $((ROUNDS + 1)) "$QD1_ROUNDS" "$NATIVE_ROUNDS" "$PAIRS" 2 \
 			"$(core_units | grep -x -e r1/qd1 -e r1/slow-qd1 | tr '\n' ' ')"
-		phase r1-sweep 1 "$SWEEP_ROUNDS" "$NATIVE_ROUNDS" "$PAIRS" 2 "$(ul sweep_units)"
+		phase r1-sweep 1 "$SWEEP_ROUNDS" "$NATIVE_ROUNDS" "$(plain_pairs)" 2 "$(ul sweep_units)"
 		phase r1-dl 1 "$DL_ROUNDS" 0 "$(dl_pairs)" 2 "$(core_units | grep -v -x -e r1/rand-4k-q1 | tr '\n' ' ')"
 		;;
 	r2) phase r2- 1 "$ROUNDS" "$NATIVE_ROUNDS" "$PAIRS" 2 "$(ul r2_units)" ;;
