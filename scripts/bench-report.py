@@ -507,7 +507,7 @@ def plot(rep, sets, outdir, clock):
     cols = (len(dats) + rows - 1) // rows
     tics = ", ".join(f'"{bs}" {KIB[bs]}' for bs in SIZES)
     with open(gp, "w") as f:
-        f.write(f"""set terminal pngcairo size {520 * cols},{380 * rows} font ',9'
+        f.write(f"""set terminal pngcairo noenhanced size {520 * cols},{380 * rows} font ',9'
 set output '{os.path.join(outdir, "bench.png")}'
 set multiplot layout {rows},{cols} title 'Sequential read IOPS against block size, 8 jobs x iodepth 32 (Xen 4.17 under QEMU, {clock} clock)'
 set logscale x 2
@@ -614,7 +614,7 @@ def main():
             rep.cpu_table(s)
         if s == "r1":
             rep.latency_table(s)
-        rep.sweep_table(s)
+            rep.sweep_table(s)
     spreads = sorted(div(a["iops_max"] - a["iops_min"], a["iops"]) for a in M.values()
                      if a["n"] > 1 and a["iops"])
     if spreads:
