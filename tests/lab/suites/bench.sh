@@ -55,7 +55,7 @@
 # each case only fails when a job did not run (the report applies the targets).
 . /lab/dom0.sh
 . /lab/cases.sh
-G=g1 FRONT=xen-blkfront BACK=xen-blkback
+G=g1 FRONT=xen-blkfront BACK=xen-blkback POOL_CPUS=
 CLOCK=${XLAB_CLOCK:-wall}
 MODE=${XLAB_BENCH_MODE:-main}
 REGIME=${XLAB_REGIME:-r1}
@@ -201,17 +201,31 @@ bench_setup() {
 	log "nbfast: $(cat /sys/block/nbfast/queue/max_sectors_kb) KiB max, nbslow completes after $SLOW_NSEC ns"
 }
 
-# one_pcpu: Xen schedules every vCPU on pCPU 0: the other pCPUs leave its cpupool (and idle).
-# Under icount a vCPU is then charged exactly the instructions run while it held pCPU 0, its
-# own and Xen's on its behalf; with two pCPUs in turn on one instruction stream it is also
-# charged the other pCPU's turns (Documentation/bench.rst, "CPU time per I/O")
-one_pcpu() {
+# stage_begin / stage_end (r3): around a case's jobs, Xen schedules every vCPU on pCPU 0: the
+# other pCPUs leave its cpupool (and idle), then come back. Under icount a vCPU is then charged
+# exactly the instructions run while it held pCPU 0, its own and Xen's on its behalf; with two
+# pCPUs in turn on one instruction stream it is also charged the other pCPU's turns
+# (Documentation/bench.rst, "CPU time per I/O"). The module loads, attaches and detaches run on
+# both: on one, every IPI between a domain's vCPUs waits for the other's turn, and they take
+# several times as long (of wall time: the figures are the jobs' alone)
+stage_begin() {
 	local n c
+	[ "$REGIME" = r3 ] || return 0
 	n=$(xl info | awk '$1 == "nr_cpus" { print $3 }')
 	for ((c = 1; c < ${n:-1}; c++)); do
-		xl cpupool-cpu-remove Pool-0 "$c" || { log "r3: pCPU $c stays in Pool-0"; return 1; }
+		xl cpupool-cpu-remove Pool-0 "$c" || { case_fail "r3: pCPU $c stays in Pool-0"; return 1; }
 	done
-	log "r3: $(xl cpupool-list | tr -s ' ' | tr '\n' ';')"
+	POOL_CPUS=$(xl cpupool-list | awk '$1 == "Pool-0" { print $2 }')
+	case_note "Xen's pool: $POOL_CPUS pCPU"
+}
+stage_end() {
+	local n c
+	[ "$REGIME" = r3 ] || return 0
+	n=$(xl info | awk '$1 == "nr_cpus" { print $3 }')
+	for ((c = 1; c < ${n:-1}; c++)); do
+		xl cpupool-cpu-add Pool-0 "$c" || log "r3: pCPU $c not back in Pool-0"
+	done
+	POOL_CPUS=
 }
 
 # bsleep SECONDS: sleep without a fork (the CPU-time window should hold as little of dom0's
@@ -372,6 +386,7 @@ dev_delta() {
 c_native() {
 	local round=$1 unit set name dev args line s0 s1 rc cw n=0
 	shift
+	stage_begin || return 1
 	for unit in "$@"; do
 		set=${unit%%/*} name=${unit#*/}
 		[ "$name" = rand-4k-q1 ] && continue
@@ -393,9 +408,11 @@ c_native() {
 		[ "$rc" = 0 ] && [ -n "$line" ] || { case_fail "$name: fio rc=$rc $(tail -2 /tmp/fio.err)"; continue; }
 		echo "XLAB-BENCH round=$round clock=$CLOCK set=$set pair=native work=$name runtime=$RT dev=$dev $line rd=$((s1[0] - s0[0]))" \
 			"rd_merged=$((s1[1] - s0[1])) rd_sect=$((s1[2] - s0[2])) wr=$((s1[4] - s0[4]))" \
-			"wr_merged=$((s1[5] - s0[5])) wr_sect=$((s1[6] - s0[6])) $(dev_delta "${s0[*]}" "${s1[*]}") $cw"
+			"wr_merged=$((s1[5] - s0[5])) wr_sect=$((s1[6] - s0[6])) $(dev_delta "${s0[*]}" "${s1[*]}")" \
+			"${POOL_CPUS:+pool_cpus=$POOL_CPUS }$cw"
 		n=$((n + 1))
 	done
+	stage_end
 	case_note "$n jobs"
 }
 
@@ -575,7 +592,7 @@ run_job() {
 	echo "XLAB-BENCH round=$round clock=$CLOCK set=$set pair=$pair work=$name runtime=$RT queues=$q dev=$dev ${gl#XLAB-BENCHG }" \
 		"ring_req=$ring be_req=$be_req passes=$passes be_irq=$((bi1 - bi0))" \
 		"be_notify_in=$(delta "${b0[6]}" "${b1[6]}") be_notify_out=$(delta "${b0[7]}" "${b1[7]}")" \
-		"be_timer_polls=$(delta "${b0[8]}" "${b1[8]}") $(dev_delta "$d0" "$d1") $cw"
+		"be_timer_polls=$(delta "${b0[8]}" "${b1[8]}") $(dev_delta "$d0" "$d1") ${POOL_CPUS:+pool_cpus=$POOL_CPUS }$cw"
 }
 
 # set_sched VDEV...: the pair's I/O scheduler on the guest's disks
@@ -622,6 +639,7 @@ c_pair() {
 	done
 	set_sched "${vdevs[@]}" || return 1
 	case_note "sched=$SCHED"
+	stage_begin || return 1
 	for unit in "$@"; do
 		[ "${unit#*/}" = rand-4k-q1 ] && continue
 		dev=$(unit_dev "$unit")
@@ -629,6 +647,7 @@ c_pair() {
 		run_job "$round" "$pair" "$q" "${unit%%/*}" "${unit#*/}" "${vdev_of[$dev]}" "$dev" \
 			$(job_fio "${unit#*/}") && n=$((n + 1))
 	done
+	stage_end
 	if [ $q1 = 1 ]; then
 		for vdev in "${vdevs[@]}"; do disk_detach "$G" "$vdev" || return 1; done
 		pair_use "$pair" 1 || return 1
@@ -699,14 +718,13 @@ case $REGIME in
 r1 | r2 | r3 | notify) ok=1 ;;
 *) ok=; log "regime '$REGIME': r1, r2 or r3" ;;
 esac
-# (r3: before the guest exists, so that its vCPUs start on pCPU 0)
-if [ -n "$ok" ] && { [ "$REGIME" != r3 ] || one_pcpu; } && suite_begin && bench_setup; then
+if [ -n "$ok" ] && suite_begin && bench_setup; then
 	log "bench: clock $CLOCK, regime $REGIME, runtime ${RT}s, CPU window ${LEAD}s + ${WIN}s, pairs $PAIRS," \
 		"guest tsc_mode $XLAB_GUEST_TSC, rounds $ROUNDS (r1: qd1 $QD1_ROUNDS, sweep $SWEEP_ROUNDS, dl $DL_ROUNDS)," \
 		"native $NATIVE_ROUNDS${XLAB_DEVS:+, devices $DEVS}"
 	log "guest: $(xl list -l "$G" 2>/dev/null | grep -m1 '"tsc_mode"' | tr -d ' ,')"
 	echo "XLAB-BENCH-INFO clock=$CLOCK set=$REGIME runtime=$RT slow_nsec=$SLOW_NSEC guest_tsc=$XLAB_GUEST_TSC" \
-		"pool_cpus=$(xl cpupool-list | awk '$1 == "Pool-0" { print $2 }') $(tr '\n' ' ' < /lab/build-info 2>/dev/null)"
+		"$(tr '\n' ' ' < /lab/build-info 2>/dev/null)"
 	bench_regime
 else
 	case_begin setup; case_fail "suite setup failed"; case_end
