@@ -26,7 +26,7 @@
 #       (on "nbslow", irqmode=2 completion_nsec=XLAB_SLOW_NSEC, default 1 ms)
 #   r2  device-bound: null_blks with irqmode=2, one per XLAB_DEVS entry LAT-TAGS (default
 #       10ms-256,10ms-64,2ms-256: completion_nsec LAT, hw_queue_depth TAGS), set "r2-LAT-TAGS",
-#       each attached to the guest at once; jobs on each: seq-4k, seq-64k, seq-128k (seq-4k
+#       attached to the guest one after the other; jobs on each: seq-4k, seq-64k, seq-128k (seq-4k
 #       with --bs), write-4k, rand-4k, rand-4k-deep (8 jobs x iodepth 32 random 4 KiB), qd1,
 #       qd4 (random 4 KiB, 1 job x iodepth 1 / 4); XLAB_ROUNDS rounds; default pairs intree,
 #       intree-tuned, xblk
@@ -613,43 +613,37 @@ ring_note() {
 		"queues=$DI_hw_queues max_sectors_kb=$DI_max_sectors_kb nr_requests=$DI_nr_requests"
 }
 
-VLETTERS=(b c d e f g h i)
-# c_pair ROUND PAIR QUEUES UNIT...: attach every device the units (SET/JOB) run on (xvdb,
-# xvdc, ... in order of first use) on QUEUES queues, run them; then rand-4k-q1 on a fresh
-# 1-queue attach
+# c_pair ROUND PAIR QUEUES UNIT...: the units (SET/JOB) on QUEUES queues, one device at a time
+# in order of first use, each attached as xvdb for its jobs and detached after them (three
+# disks of the tuned in-tree pair at once, with 128 slots of 256 persistent segments per ring,
+# exhaust a 512 MiB guest); then rand-4k-q1 on a fresh 1-queue attach
 c_pair() {
-	local round=$1 pair=$2 q=$3 unit dev vdev n=0 q1=0 i
-	local -a devs=() vdevs=()
-	local -A vdev_of
+	local round=$1 pair=$2 q=$3 unit dev d n=0 q1=0
+	local -a devs=()
 	shift 3
 	for unit in "$@"; do
 		[ "${unit#*/}" = rand-4k-q1 ] && { q1=1; continue; }
 		dev=$(unit_dev "$unit")
-		[ -n "${vdev_of[$dev]:-}" ] && continue
-		vdev=xvd${VLETTERS[${#devs[@]}]}
-		vdev_of[$dev]=$vdev
-		devs+=("$dev") vdevs+=("$vdev")
+		[[ " ${devs[*]} " == *" $dev "* ]] || devs+=("$dev")
 	done
-	[ $q1 = 1 ] && [ ${#devs[@]} = 0 ] && devs=(nbfast) vdevs=(xvdb) && vdev_of[nbfast]=xvdb
 	pair_use "$pair" "$q" || return 1
 	[ -n "${XLAB_INSNPROF:-}" ] && prof_mods "$pair"
-	for i in "${!devs[@]}"; do
-		disk_attach "$G" "/dev/${devs[i]}" "${vdevs[i]}" || return 1
-		[ "$i" = 0 ] && case_note "$(ring_note "${vdevs[0]}")"
+	for d in "${devs[@]}"; do
+		disk_attach "$G" "/dev/$d" xvdb || return 1
+		[ "$d" = "${devs[0]}" ] && case_note "$(ring_note xvdb), sched=$SCHED"
+		set_sched xvdb || return 1
+		stage_begin || return 1
+		for unit in "$@"; do
+			[ "${unit#*/}" = rand-4k-q1 ] && continue
+			[ "$(unit_dev "$unit")" = "$d" ] || continue
+			# shellcheck disable=SC2046
+			run_job "$round" "$pair" "$q" "${unit%%/*}" "${unit#*/}" xvdb "$d" \
+				$(job_fio "${unit#*/}") && n=$((n + 1))
+		done
+		stage_end
+		disk_detach "$G" xvdb || return 1
 	done
-	set_sched "${vdevs[@]}" || return 1
-	case_note "sched=$SCHED"
-	stage_begin || return 1
-	for unit in "$@"; do
-		[ "${unit#*/}" = rand-4k-q1 ] && continue
-		dev=$(unit_dev "$unit")
-		# shellcheck disable=SC2046
-		run_job "$round" "$pair" "$q" "${unit%%/*}" "${unit#*/}" "${vdev_of[$dev]}" "$dev" \
-			$(job_fio "${unit#*/}") && n=$((n + 1))
-	done
-	stage_end
 	if [ $q1 = 1 ]; then
-		for vdev in "${vdevs[@]}"; do disk_detach "$G" "$vdev" || return 1; done
 		pair_use "$pair" 1 || return 1
 		disk_attach "$G" /dev/nbfast xvdb || return 1
 		set_sched xvdb || return 1
