@@ -118,12 +118,13 @@ job_fio() {
 	esac
 }
 
-# unit_dev SET/JOB: the dom0 device a job of a set runs on
-unit_dev() {
+# unit_dev SET/JOB: the dom0 device a job of a set runs on (UDEV: the same without a fork)
+unit_dev() { udev "$1"; echo "$UDEV"; }
+udev() {
 	local set=${1%%/*} job=${1#*/}
 	case $set in
-	r2-*) set=${set#r2-}; echo "nb${set//-/}" ;;
-	*) [[ $job == slow-* ]] && echo nbslow || echo nbfast ;;
+	r2-*) set=${set#r2-}; UDEV=nb${set//-/} ;;
+	*) [[ $job == slow-* ]] && UDEV=nbslow || UDEV=nbfast ;;
 	esac
 }
 
@@ -232,28 +233,37 @@ stage_end() {
 # own bookkeeping as possible)
 bsleep() { read -r -t "$1" <> $LAB_TMP/sleep.fifo; }
 
-# irqsum REGEX (dom0): interrupts so far of the lines named REGEX
+# irqsum REGEX (dom0): sets IRQ_N to the interrupts so far of the lines named REGEX; builtins
+# only (every fork costs dom0 millions of instructions under TCG, and the bench forks between
+# jobs add up to minutes of wall time)
 irqsum() {
-	awk -v re="$1" '$NF ~ re { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i } END { print s + 0 }' \
-		/proc/interrupts
+	local -a f
+	local i
+	IRQ_N=0
+	while read -r -a f; do
+		[[ ${f[-1]} =~ $1 ]] || continue
+		for ((i = 1; i < ${#f[@]}; i++)); do
+			[[ ${f[i]} =~ ^[0-9]+$ ]] || break
+			IRQ_N=$((IRQ_N + f[i]))
+		done
+	done < /proc/interrupts
 }
 
-# be_counters VDEV: the backend's rd_req wr_req f_req ds_req err_req passes notify_in
-# notify_out timer_polls for G's VDEV ("-" for what a backend does not count: the in-tree one
-# has no err_req, passes, notify counters or timer); builtins only but vdev_devid
+# be_counters DIR: sets BEC to the backend's rd_req wr_req f_req ds_req err_req passes notify_in
+# notify_out timer_polls of the vbd whose sysfs directory is DIR ("-" for what a backend does
+# not count: the in-tree one has no err_req, passes, notify counters or timer); builtins only
 be_counters() {
-	local d k v out=""
-	d=/sys/bus/xen-backend/devices/vbd-${G_DOMID[$G]}-$(vdev_devid "$1")
+	local k v
+	BEC=()
 	for k in rd_req wr_req f_req ds_req err_req passes notify_in notify_out timer_polls; do
 		v=-
-		if [ -r "$d/statistics/$k" ]; then
-			read -r v < "$d/statistics/$k"
-		elif [ -r "$d/$k" ]; then
-			read -r v < "$d/$k"
+		if [ -r "$1/statistics/$k" ]; then
+			read -r v < "$1/statistics/$k"
+		elif [ -r "$1/$k" ]; then
+			read -r v < "$1/$k"
 		fi
-		out="$out ${v:--}"
+		BEC+=("${v:--}")
 	done
-	echo "$out"
 }
 
 # io_count SPEC: sets IO_N to the I/Os completed so far: SPEC blk:DISK (dom0's
@@ -279,7 +289,7 @@ io_count() {
 # guest), win_io (I/Os completed in the window, by SPEC's count), d0_vcpu (each dom0 vCPU's
 # busy time in the window by dom0's own /proc/stat, 1/100 s: where dom0's work ran).
 cpu_window() {
-	local spec=$1 base=$2 done=$3 i=0 io0 io1 u0 u1 ub s0 s1 why=""
+	local spec=$1 base=$2 done=$3 i=0 io0 io1 u0 u1 ub s0 s1 why="" out
 	local -a a b
 	shift 3
 	# wake up on time even when dom0's own fio (native) keeps its vCPUs busy
@@ -321,22 +331,26 @@ cpu_window() {
 	fi
 	# (dom0's clock: waited for the first I/O from u0 to u1, window ended at ub; on stderr, the
 	# console: stdout is the caller's)
-	log "cpu window: first I/O after $(awk -v a="$u0" -v b="$u1" 'BEGIN { print b - a }') s," \
-		"window ended $(awk -v a="$u1" -v b="${ub:-$u1}" 'BEGIN { print b - a }') s after it${why:+: no figures ($why)}" >&2
+	secs "$u0" "$u1"; out=$SECS
+	secs "$u1" "${ub:-$u1}"
+	log "cpu window: first I/O after $out s, window ended $SECS s after it${why:+: no figures ($why)}" >&2
 	if [ -n "$why" ]; then
 		echo "cpu_ok=0"
 		return
 	fi
-	# t=N idle=N 0=N [domid=N]
-	awk -v a="${a[*]}" -v b="${b[*]}" -v io=$((io1 - io0)) 'BEGIN {
-		n = split(a, x, " "); split(b, y, " ")
-		for (i = 1; i <= n; i++) { sub(/^[^=]*=/, "", x[i]); sub(/^[^=]*=/, "", y[i]) }
-		printf "cpu_ok=1 cpu_win_ns=%.0f", y[1] - x[1]
-		printf " cpu_idle_ns=%s", ((x[2] == "-" || y[2] == "-") ? "-" : sprintf("%.0f", y[2] - x[2]))
-		printf " cpu_d0_ns=%.0f", y[3] - x[3]
-		printf " cpu_g_ns=%s", ((n >= 4) ? sprintf("%.0f", y[4] - x[4]) : "-")
-		printf " win_io=%d", io }'
-	echo " d0_vcpu=$(cpu_busy "$s0" "$s1")"
+	# t=N idle=N 0=N [domid=N], integers (ns)
+	for i in "${!a[@]}"; do a[i]=${a[i]#*=} b[i]=${b[i]#*=}; done
+	out="cpu_ok=1 cpu_win_ns=$((b[0] - a[0])) cpu_idle_ns="
+	if [ "${a[1]}" = - ] || [ "${b[1]}" = - ]; then out+=-; else out+=$((b[1] - a[1])); fi
+	out+=" cpu_d0_ns=$((b[2] - a[2])) cpu_g_ns="
+	if [ ${#a[@]} -ge 4 ]; then out+=$((b[3] - a[3])); else out+=-; fi
+	cpu_busy "$s0" "$s1"
+	echo "$out win_io=$((io1 - io0)) d0_vcpu=$BUSY"
+}
+# secs A B: sets SECS to B - A of two /proc/uptime readings (s, two decimals), without a fork
+secs() {
+	local d=$((10#${2/./} - 10#${1/./}))
+	printf -v SECS '%d.%02d' $((d / 100)) $((d % 100))
 }
 # cpu_stat: sets CPU_S to the busy time of each of dom0's vCPUs so far (user + nice + system +
 # irq + softirq from /proc/stat, 1/100 s), space separated; builtins only
@@ -347,14 +361,14 @@ cpu_stat() {
 		[[ $n == cpu[0-9]* ]] && CPU_S="$CPU_S $((u + ni + sy + irq + sirq))"
 	done < /proc/stat
 }
-# cpu_busy "A" "B": the per-vCPU differences of two CPU_S, as 12/180
+# cpu_busy "A" "B": sets BUSY to the per-vCPU differences of two CPU_S, as 12/180
 cpu_busy() {
 	local -a a b
 	local i out=""
 	read -r -a a <<< "$1"
 	read -r -a b <<< "$2"
 	for i in "${!a[@]}"; do out="$out/$((b[i] - a[i]))"; done
-	echo "${out#/}"
+	BUSY=${out#/}
 }
 
 job_done() {
@@ -372,14 +386,14 @@ fio_line() {
 		printf " clat_p50=%s clat_p99=%s clat_p999=%s", a[2], b[2], c[2] }' /tmp/fio.out
 }
 
-# dev_delta A B: dom0's device counters between two reads of /sys/block/DEV/stat, as dev_* keys
-# (where the requests arrive: dev_rd_sect / dev_rd is the average request at the device)
+# dev_delta A B: sets DEVD to dom0's device counters between two reads of /sys/block/DEV/stat,
+# as dev_* keys (where the requests arrive: dev_rd_sect / dev_rd is the average request there)
 dev_delta() {
 	local -a a b
 	read -r -a a <<< "$1"
 	read -r -a b <<< "$2"
-	echo "dev_rd=$((b[0] - a[0])) dev_rd_merged=$((b[1] - a[1])) dev_rd_sect=$((b[2] - a[2]))" \
-		"dev_wr=$((b[4] - a[4])) dev_wr_merged=$((b[5] - a[5])) dev_wr_sect=$((b[6] - a[6]))"
+	DEVD="dev_rd=$((b[0] - a[0])) dev_rd_merged=$((b[1] - a[1])) dev_rd_sect=$((b[2] - a[2]))"
+	DEVD="$DEVD dev_wr=$((b[4] - a[4])) dev_wr_merged=$((b[5] - a[5])) dev_wr_sect=$((b[6] - a[6]))"
 }
 
 # c_native ROUND UNIT...: the jobs (SET/JOB) with fio in dom0 on the null_blk itself
@@ -404,11 +418,12 @@ c_native() {
 		wait $!
 		rc=$(cat $LAB_TMP/native.rc 2>/dev/null || echo 255)
 		read -r -a s1 < "/sys/block/$dev/stat"
+		dev_delta "${s0[*]}" "${s1[*]}"
 		line=$(fio_line)
 		[ "$rc" = 0 ] && [ -n "$line" ] || { case_fail "$name: fio rc=$rc $(tail -2 /tmp/fio.err)"; continue; }
 		echo "XLAB-BENCH round=$round clock=$CLOCK set=$set pair=native work=$name runtime=$RT dev=$dev $line rd=$((s1[0] - s0[0]))" \
 			"rd_merged=$((s1[1] - s0[1])) rd_sect=$((s1[2] - s0[2])) wr=$((s1[4] - s0[4]))" \
-			"wr_merged=$((s1[5] - s0[5])) wr_sect=$((s1[6] - s0[6])) $(dev_delta "${s0[*]}" "${s1[*]}")" \
+			"wr_merged=$((s1[5] - s0[5])) wr_sect=$((s1[6] - s0[6])) $DEVD" \
 			"${POOL_CPUS:+pool_cpus=$POOL_CPUS }$cw"
 		n=$((n + 1))
 	done
@@ -488,8 +503,8 @@ pair_use() {
 	fe_use "$G" "${fe[@]}"
 }
 
-# delta A B: B - A, or "-" when either is not a number
-delta() { [[ $1 =~ ^[0-9]+$ && $2 =~ ^[0-9]+$ ]] && echo $(($2 - $1)) || echo -; }
+# delta A B: sets D to B - A, or "-" when either is not a number
+delta() { if [[ $1 =~ ^[0-9]+$ && $2 =~ ^[0-9]+$ ]]; then D=$(($2 - $1)); else D=-; fi; }
 
 # kprof_reset / kprof_dump TAGS: with XLAB_OPTS=kprof=1 (the kernels booted with profile=2),
 # clear the tick profiles of dom0 and the guest before a job and print their busiest kernel
@@ -550,14 +565,15 @@ prof_mods() {
 # DEV), one XLAB-BENCH line. The guest command runs in the background while cpu_window samples
 # Xen's CPU times.
 run_job() {
-	local round=$1 pair=$2 q=$3 set=$4 name=$5 vdev=$6 dev=$7 b0 b1 bi0 bi1 gl cw tok domid=${G_DOMID[$G]} jp
-	local bedir k i be_req=- passes ring d0 d1
+	local round=$1 pair=$2 q=$3 set=$4 name=$5 vdev=$6 dev=$7 b0 b1 bi0 bi1 gl="" cw tok domid=${G_DOMID[$G]} jp
+	local bedir i be_req passes ring d0 d1 l kv=""
 	shift 7
-	bedir=/sys/bus/xen-backend/devices/vbd-$domid-$(vdev_devid "$vdev")
+	printf -v i %d "'${vdev#xvd}"
+	bedir=/sys/bus/xen-backend/devices/vbd-$domid-$((202 * 256 + (i - 97) * 16))
 	tok=$name.$round.$RANDOM
 	PROF_TAG=r$round.$pair.$name
-	read -r -a b0 <<< "$(be_counters "$vdev")"
-	bi0=$(irqsum "$BE_IRQ")
+	be_counters "$bedir"; b0=("${BEC[@]}")
+	irqsum "$BE_IRQ"; bi0=$IRQ_N
 	[ -n "${XLAB_VCPUPIN:-}" ] && vcpu_pin "$domid"
 	[ -n "${XLAB_KPROF:-}" ] && kprof_reset
 	[ -n "${XLAB_WTRACE:-}" ] && { g_run "$G" wtrace_start || log "wtrace: not started in the guest (rc=$G_RC)"; }
@@ -572,9 +588,11 @@ run_job() {
 	read -r G_RC G_OUT < $LAB_TMP/job.rc 2>/dev/null || { G_RC=125 G_OUT=/dev/null; }
 	# (the background g_run could not mark the guest bad for the next cases: do it here)
 	{ [ "$G_RC" = 124 ] || [ "$G_RC" = 125 ]; } && G_BAD[$G]=1
-	read -r -a b1 <<< "$(be_counters "$vdev")"
-	bi1=$(irqsum "$BE_IRQ")
-	gl=$(grep -o 'XLAB-BENCHG .*' "$G_OUT" | head -1)
+	be_counters "$bedir"; b1=("${BEC[@]}")
+	irqsum "$BE_IRQ"; bi1=$IRQ_N
+	while IFS= read -r l; do
+		[[ $l == *XLAB-BENCHG\ * ]] && { gl=XLAB-BENCHG\ ${l#*XLAB-BENCHG }; break; }
+	done < "$G_OUT"
 	[ -n "${XLAB_KPROF:-}" ] && kprof_dump "round=$round pair=$pair work=$name"
 	[ -n "${XLAB_WTRACE:-}" ] && wtrace_report "round=$round pair=$pair work=$name"
 	if [ "$G_RC" != 0 ] || [[ $gl != *iops=* ]]; then
@@ -584,15 +602,18 @@ run_job() {
 	# requests the backend took: every kind it counts
 	be_req=0
 	for i in 0 1 2 3 4; do
-		k=$(delta "${b0[i]}" "${b1[i]}")
-		[ "$k" != - ] && be_req=$((be_req + k))
+		delta "${b0[i]}" "${b1[i]}"
+		[ "$D" != - ] && be_req=$((be_req + D))
 	done
-	passes=$(delta "${b0[5]}" "${b1[5]}")
+	delta "${b0[5]}" "${b1[5]}"; passes=$D
 	ring=$((b1[0] + b1[1] - b0[0] - b0[1]))
+	for i in 6 7 8; do
+		delta "${b0[i]}" "${b1[i]}"
+		case $i in 6) kv="be_notify_in=$D" ;; 7) kv="$kv be_notify_out=$D" ;; 8) kv="$kv be_timer_polls=$D" ;; esac
+	done
+	dev_delta "$d0" "$d1"
 	echo "XLAB-BENCH round=$round clock=$CLOCK set=$set pair=$pair work=$name runtime=$RT queues=$q dev=$dev ${gl#XLAB-BENCHG }" \
-		"ring_req=$ring be_req=$be_req passes=$passes be_irq=$((bi1 - bi0))" \
-		"be_notify_in=$(delta "${b0[6]}" "${b1[6]}") be_notify_out=$(delta "${b0[7]}" "${b1[7]}")" \
-		"be_timer_polls=$(delta "${b0[8]}" "${b1[8]}") $(dev_delta "$d0" "$d1") ${POOL_CPUS:+pool_cpus=$POOL_CPUS }$cw"
+		"ring_req=$ring be_req=$be_req passes=$passes be_irq=$((bi1 - bi0)) $kv $DEVD ${POOL_CPUS:+pool_cpus=$POOL_CPUS }$cw"
 }
 
 # set_sched VDEV...: the pair's I/O scheduler on the guest's disks
@@ -623,8 +644,8 @@ c_pair() {
 	shift 3
 	for unit in "$@"; do
 		[ "${unit#*/}" = rand-4k-q1 ] && { q1=1; continue; }
-		dev=$(unit_dev "$unit")
-		[[ " ${devs[*]} " == *" $dev "* ]] || devs+=("$dev")
+		udev "$unit"
+		[[ " ${devs[*]} " == *" $UDEV "* ]] || devs+=("$UDEV")
 	done
 	pair_use "$pair" "$q" || return 1
 	[ -n "${XLAB_INSNPROF:-}" ] && prof_mods "$pair"
@@ -635,7 +656,8 @@ c_pair() {
 		stage_begin || return 1
 		for unit in "$@"; do
 			[ "${unit#*/}" = rand-4k-q1 ] && continue
-			[ "$(unit_dev "$unit")" = "$d" ] || continue
+			udev "$unit"
+			[ "$UDEV" = "$d" ] || continue
 			# shellcheck disable=SC2046
 			run_job "$round" "$pair" "$q" "${unit%%/*}" "${unit#*/}" xvdb "$d" \
 				$(job_fio "${unit#*/}") && n=$((n + 1))
