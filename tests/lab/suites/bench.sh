@@ -233,10 +233,10 @@ stage_end() {
 # own bookkeeping as possible)
 bsleep() { read -r -t "$1" <> $LAB_TMP/sleep.fifo; }
 
-# irqsum REGEX (dom0): sets IRQ_N to the interrupts so far of the lines named REGEX; builtins
+# irq_count REGEX (dom0): sets IRQ_N to the interrupts so far of the lines named REGEX; builtins
 # only (every fork costs dom0 millions of instructions under TCG, and the bench forks between
 # jobs add up to minutes of wall time)
-irqsum() {
+irq_count() {
 	local -a f
 	local i
 	IRQ_N=0
@@ -573,7 +573,7 @@ run_job() {
 	tok=$name.$round.$RANDOM
 	PROF_TAG=r$round.$pair.$name
 	be_counters "$bedir"; b0=("${BEC[@]}")
-	irqsum "$BE_IRQ"; bi0=$IRQ_N
+	irq_count "$BE_IRQ"; bi0=$IRQ_N
 	[ -n "${XLAB_VCPUPIN:-}" ] && vcpu_pin "$domid"
 	[ -n "${XLAB_KPROF:-}" ] && kprof_reset
 	[ -n "${XLAB_WTRACE:-}" ] && { g_run "$G" wtrace_start || log "wtrace: not started in the guest (rc=$G_RC)"; }
@@ -589,7 +589,7 @@ run_job() {
 	# (the background g_run could not mark the guest bad for the next cases: do it here)
 	{ [ "$G_RC" = 124 ] || [ "$G_RC" = 125 ]; } && G_BAD[$G]=1
 	be_counters "$bedir"; b1=("${BEC[@]}")
-	irqsum "$BE_IRQ"; bi1=$IRQ_N
+	irq_count "$BE_IRQ"; bi1=$IRQ_N
 	while IFS= read -r l; do
 		[[ $l == *XLAB-BENCHG\ * ]] && { gl=XLAB-BENCHG\ ${l#*XLAB-BENCHG }; break; }
 	done < "$G_OUT"
