@@ -26,10 +26,12 @@
 #       (on "nbslow", irqmode=2 completion_nsec=XLAB_SLOW_NSEC, default 1 ms)
 #   r2  device-bound: null_blks with irqmode=2, one per XLAB_DEVS entry LAT-TAGS (default
 #       10ms-256,10ms-64,2ms-256: completion_nsec LAT, hw_queue_depth TAGS), set "r2-LAT-TAGS",
-#       attached to the guest one after the other; jobs on each: seq-4k, seq-64k, seq-128k (seq-4k
+#       attached to the guest one after the other; jobs: seq-4k, seq-64k, seq-128k (seq-4k
 #       with --bs), write-4k, rand-4k, rand-4k-deep (8 jobs x iodepth 32 random 4 KiB), qd1,
-#       qd4 (random 4 KiB, 1 job x iodepth 1 / 4); XLAB_ROUNDS rounds; default pairs intree,
-#       intree-tuned, xblk
+#       qd4 (random 4 KiB, 1 job x iodepth 1 / 4, XLAB_QD_RUNTIME s, default 3), on the 64-tag
+#       device only the five it limits, on the 2 ms one without the default in-tree pair
+#       (r2_wants; XLAB_FULL=1: all); XLAB_ROUNDS rounds; default pairs intree, intree-tuned,
+#       xblk
 #   r3  per stage: Xen schedules every vCPU on pCPU 0 (the others leave its cpupool), so that
 #       the CPU time it charges each domain is exactly the instructions run for it; seq-4k,
 #       rand-4k and qd1 on nbfast through one queue (max_queues=1, one ring), set "r3"
@@ -91,7 +93,6 @@ SEQ="--numjobs=8 --iodepth=32 --iodepth_batch_submit=16"
 RAND="--numjobs=2 --iodepth=32 --rw=randread --bs=4k"
 QD1="--numjobs=1 --iodepth=1 --rw=randread --bs=4k"
 # (fio takes a time with a unit: fractions of a second as ms)
-TIMING="--runtime=$(awk -v r="$RT" 'BEGIN { printf "%dms", r * 1000 }') --time_based"
 # the CPU-time window: from LEAD s after the job's first I/O, WIN s long (ends 0.3 s before
 # fio, or halfway for runs under 1 s)
 LEAD=0.2
@@ -102,7 +103,26 @@ WORK=${WORK//,slow-4k,/,slow-seq-4k,}
 want_work() { [ "$WORK" = ,, ] || [[ $WORK == *,$1,* ]]; }
 named_work() { [[ $WORK == *,$1,* ]]; }
 
-# job_fio NAME: the fio arguments of a job (its device aside)
+# job_spec SET JOB: sets JOB_ARGS to the job's fio arguments (its device aside) and JOB_RT to its
+# runtime: XLAB_RUNTIME, but for R2's queue depths 1 and 4 XLAB_QD_RUNTIME (3 s: at 100 I/Os a
+# second, a 1 s job counts its I/Os to 1 %; device-bound, they cost little wall time)
+job_spec() {
+	JOB_RT=$RT
+	[[ $1 == r2-* && $2 == qd[0-9]* ]] && JOB_RT=${XLAB_QD_RUNTIME:-3}
+	JOB_ARGS=$(job_fio "$2") || return 1
+	ms_of "$JOB_RT"
+	JOB_ARGS="--runtime=${MS}ms --time_based $JOB_ARGS"
+}
+
+# ms_of SECONDS: sets MS to SECONDS (1, 0.5, 2.25) in milliseconds, without a fork
+ms_of() {
+	local i=${1%%.*} f=""
+	[[ $1 == *.* ]] && f=${1#*.}
+	f=${f}000
+	MS=$((10#${i:-0} * 1000 + 10#${f:0:3}))
+}
+
+# job_fio NAME: the fio arguments of a job (its device and runtime aside)
 job_fio() {
 	case $1 in
 	seq-* | slow-seq-4k) local bs=${1#*seq-}; echo "$SEQ --rw=read --bs=$bs" ;;
@@ -404,14 +424,16 @@ c_native() {
 	for unit in "$@"; do
 		set=${unit%%/*} name=${unit#*/}
 		[ "$name" = rand-4k-q1 ] && continue
-		dev=$(unit_dev "$unit")
-		args=$(job_fio "$name") || { case_fail "$name: no such job"; continue; }
+		udev "$unit"; dev=$UDEV
+		r2_wants native "$unit" || continue
+		job_spec "$set" "$name" || { case_fail "$name: no such job"; continue; }
+		args=$JOB_ARGS
 		PROF_TAG=r$round.native.$name
 		read -r -a s0 < "/sys/block/$dev/stat"
 		rm -f $LAB_TMP/native.rc
 		# shellcheck disable=SC2086
 		(fio --output-format=terse --terse-version=3 --name=b --filename=/dev/$dev --ioengine=libaio \
-			--direct=1 --group_reporting --percentile_list=50:99:99.9 $TIMING $args \
+			--direct=1 --group_reporting --percentile_list=50:99:99.9 $args \
 			> /tmp/fio.out 2> /tmp/fio.err
 			echo $? > $LAB_TMP/native.rc) &
 		cw=$(cpu_window "blk:$dev" $((s0[0] + s0[4])) "file:$LAB_TMP/native.rc" 0 "${G_DOMID[$G]}")
@@ -421,7 +443,7 @@ c_native() {
 		dev_delta "${s0[*]}" "${s1[*]}"
 		line=$(fio_line)
 		[ "$rc" = 0 ] && [ -n "$line" ] || { case_fail "$name: fio rc=$rc $(tail -2 /tmp/fio.err)"; continue; }
-		echo "XLAB-BENCH round=$round clock=$CLOCK set=$set pair=native work=$name runtime=$RT dev=$dev $line rd=$((s1[0] - s0[0]))" \
+		echo "XLAB-BENCH round=$round clock=$CLOCK set=$set pair=native work=$name runtime=$JOB_RT dev=$dev $line rd=$((s1[0] - s0[0]))" \
 			"rd_merged=$((s1[1] - s0[1])) rd_sect=$((s1[2] - s0[2])) wr=$((s1[4] - s0[4]))" \
 			"wr_merged=$((s1[5] - s0[5])) wr_sect=$((s1[6] - s0[6])) $DEVD" \
 			"${POOL_CPUS:+pool_cpus=$POOL_CPUS }$cw"
@@ -562,7 +584,7 @@ prof_mods() {
 }
 
 # run_job ROUND PAIR QUEUES SET NAME VDEV DEV FIO-ARGS...: one job in the guest on VDEV (dom0's
-# DEV), one XLAB-BENCH line. The guest command runs in the background while cpu_window samples
+# DEV), JOB_RT seconds (job_spec), one XLAB-BENCH line. The guest command runs in the background while cpu_window samples
 # Xen's CPU times.
 run_job() {
 	local round=$1 pair=$2 q=$3 set=$4 name=$5 vdev=$6 dev=$7 b0 b1 bi0 bi1 gl="" cw tok domid=${G_DOMID[$G]} jp
@@ -579,7 +601,7 @@ run_job() {
 	[ -n "${XLAB_WTRACE:-}" ] && { g_run "$G" wtrace_start || log "wtrace: not started in the guest (rc=$G_RC)"; }
 	rm -f $LAB_TMP/job.rc
 	read -r d0 < "/sys/block/$dev/stat"
-	(g_run -t $((${RT%.*} + 150)) "$G" "bench_fio -m $tok /dev/$vdev '$FE_IRQ' $TIMING $*"
+	(g_run -t $((${JOB_RT%.*} + 150)) "$G" "bench_fio -m $tok /dev/$vdev '$FE_IRQ' $*"
 		echo "$G_RC $G_OUT" > $LAB_TMP/job.rc) &
 	jp=$!
 	cw=$(cpu_window "be:$bedir" $((b0[0] + b0[1])) "xs:/local/domain/$domid/data/xlab/bench=$tok end" 0 "$domid")
@@ -612,7 +634,7 @@ run_job() {
 		case $i in 6) kv="be_notify_in=$D" ;; 7) kv="$kv be_notify_out=$D" ;; 8) kv="$kv be_timer_polls=$D" ;; esac
 	done
 	dev_delta "$d0" "$d1"
-	echo "XLAB-BENCH round=$round clock=$CLOCK set=$set pair=$pair work=$name runtime=$RT queues=$q dev=$dev ${gl#XLAB-BENCHG }" \
+	echo "XLAB-BENCH round=$round clock=$CLOCK set=$set pair=$pair work=$name runtime=$JOB_RT queues=$q dev=$dev ${gl#XLAB-BENCHG }" \
 		"ring_req=$ring be_req=$be_req passes=$passes be_irq=$((bi1 - bi0)) $kv $DEVD ${POOL_CPUS:+pool_cpus=$POOL_CPUS }$cw"
 }
 
@@ -645,6 +667,7 @@ c_pair() {
 	for unit in "$@"; do
 		[ "${unit#*/}" = rand-4k-q1 ] && { q1=1; continue; }
 		udev "$unit"
+		r2_wants "$pair" "$unit" || continue
 		[[ " ${devs[*]} " == *" $UDEV "* ]] || devs+=("$UDEV")
 	done
 	pair_use "$pair" "$q" || return 1
@@ -657,10 +680,10 @@ c_pair() {
 		for unit in "$@"; do
 			[ "${unit#*/}" = rand-4k-q1 ] && continue
 			udev "$unit"
-			[ "$UDEV" = "$d" ] || continue
-			# shellcheck disable=SC2046
-			run_job "$round" "$pair" "$q" "${unit%%/*}" "${unit#*/}" xvdb "$d" \
-				$(job_fio "${unit#*/}") && n=$((n + 1))
+			[ "$UDEV" = "$d" ] && r2_wants "$pair" "$unit" || continue
+			job_spec "${unit%%/*}" "${unit#*/}" || { case_fail "${unit#*/}: no such job"; continue; }
+			# shellcheck disable=SC2086
+			run_job "$round" "$pair" "$q" "${unit%%/*}" "${unit#*/}" xvdb "$d" $JOB_ARGS && n=$((n + 1))
 		done
 		stage_end
 		disk_detach "$G" xvdb || return 1
@@ -669,8 +692,9 @@ c_pair() {
 		pair_use "$pair" 1 || return 1
 		disk_attach "$G" /dev/nbfast xvdb || return 1
 		set_sched xvdb || return 1
+		job_spec r1 rand-4k-q1
 		# shellcheck disable=SC2086
-		run_job "$round" "$pair" 1 r1 rand-4k-q1 xvdb nbfast $RAND && n=$((n + 1))
+		run_job "$round" "$pair" 1 r1 rand-4k-q1 xvdb nbfast $JOB_ARGS && n=$((n + 1))
 	fi
 	case_note "$n jobs"
 }
@@ -710,6 +734,21 @@ plain_pairs() {
 	local p out=""
 	for p in ${PAIRS//,/ }; do [[ $p == *~* ]] || out="$out,$p"; done
 	echo "${out#,}"
+}
+
+# r2_wants PAIR SET/JOB: whether PAIR runs JOB of SET. R2 runs every job on the 10 ms/256-tag
+# device; on the 64-tag one only those it limits (rand-4k-deep, qd1 and qd4 are the 256-tag
+# device's figures again: 64 requests or fewer in flight either way); the 2 ms device is a
+# check against the tuned in-tree pair, without the default one. XLAB_OPTS r2_full=1: every
+# job on every device for every pair.
+r2_wants() {
+	local set=${2%%/*} job=${2#*/}
+	[ -n "${XLAB_FULL:-}" ] && return 0
+	case $set in
+	r2-10ms-64) [[ " seq-4k seq-64k seq-128k write-4k rand-4k " == *" $job "* ]] ;;
+	r2-2ms-256) [ "$1" != intree ] ;;
+	*) return 0 ;;
+	esac
 }
 
 # units of a phase on one line
