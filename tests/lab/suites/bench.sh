@@ -261,7 +261,7 @@ irq_count() {
 	local i
 	IRQ_N=0
 	while read -r -a f; do
-		[[ ${f[-1]} =~ $1 ]] || continue
+		[ ${#f[@]} -gt 1 ] && [[ ${f[-1]} =~ $1 ]] || continue
 		for ((i = 1; i < ${#f[@]}; i++)); do
 			[[ ${f[i]} =~ ^[0-9]+$ ]] || break
 			IRQ_N=$((IRQ_N + f[i]))
