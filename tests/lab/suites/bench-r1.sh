@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash disable=SC2034
-# Suite "bench-r1": the bench suite (suites/bench.sh) in regime r1, CPU-bound: the fast null_blk, its block-size sweep and mq-deadline
+# Suite "bench-r1": the bench suite (suites/bench.sh) in regime r1, CPU-bound: the fast null_blk,
+# its block-size sweep and mq-deadline
 # (Documentation/bench.rst). scripts/bench.sh boots it on the icount clock.
 # what run.sh needs to know about this suite (README.md "Suite metadata", once run.sh reads it)
 # shellcheck disable=SC2034 # (run.sh reads them)
