@@ -13,7 +13,8 @@
 #   make test-unit               userspace unit tests of the pure protocol code
 #   make test                    everything CI runs (scripts/test-all.sh)
 #   make lab-demo                boot Xen under QEMU and run fio through xblk
-#   make bench                   in-tree pair vs xblk vs dom0, side by side in the lab
+#   make bench                   in-tree pair vs xblk vs dom0 in the lab, three regimes
+#                                (XLAB_OPTS=regime=r1|r2|r3 for one; Documentation/bench.rst)
 #   make test-faults             hostile peers, faults, detach and save/restore (lab)
 #   make test-faults-long        the same with the long cycle counts (50 detaches...)
 #   make lab-dups                the lab's shape: no repeated helper, no suite named in

@@ -231,9 +231,10 @@ _guest_create1() {
 	for d in "$@"; do disks="$disks'$d', "; done
 	# (XLAB_GUEST_KERNEL: another kernel, e.g. the rootdisk suite's guest's own)
 	kernel=${XLAB_GUEST_KERNEL:-$(ls /guest/vmlinux /guest/vmlinuz 2>/dev/null | head -1)}
-	# XLAB_OPTS=guest_tsc=native: the guest's rdtsc runs natively, as it does with Xen's
-	# default tsc_mode on a host whose TSC is invariant; QEMU's TCG CPU has no invariant TSC,
-	# so by default Xen emulates every rdtsc of a PV guest (Documentation/bench.rst)
+	# XLAB_GUEST_TSC (XLAB_OPTS guest_tsc=): the guest's tsc_mode. native: its rdtsc runs
+	# natively, as it does with Xen's default tsc_mode on a host whose TSC is invariant; QEMU's
+	# TCG CPU has no invariant TSC, so with Xen's default Xen emulates every rdtsc of a PV
+	# guest. The bench suites make native their default (Documentation/bench.rst)
 	local tsc=""
 	[ -n "${XLAB_GUEST_TSC:-}" ] && tsc="tsc_mode = \"$XLAB_GUEST_TSC\""
 	# (XLAB_GUEST_RAMDISK=none: no ramdisk, e.g. a boot loader as the kernel)
