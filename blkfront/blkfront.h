@@ -30,6 +30,7 @@
 #include <xen/grant_table.h>
 #include <xen/xenbus.h>
 #include <xblk/coalesce.h>
+#include <xblk/inflight.h>
 #include <xblk/xenstore.h>
 
 #define XBF_NAME	"xblkfront"
@@ -147,6 +148,9 @@ struct xbf_req;
  * @ends: where the last XBF_SEQ_STREAMS requests end
  * @starts: and where they start
  * @next: the entry of @ends to overwrite next
+ * @seq_score: how sequential they were, 0 (none continued a recent
+ *	request) to XBF_SEQ_ONE (all did)
+ * @sectors: their size, moving average, in 512-byte sectors
  *
  * Updated without a lock by whoever dispatches on the queue: a heuristic,
  * whose races only blur it.
@@ -155,6 +159,8 @@ struct xbf_stream {
 	sector_t ends[XBF_SEQ_STREAMS];
 	sector_t starts[XBF_SEQ_STREAMS];
 	unsigned int next;
+	unsigned int seq_score;
+	unsigned int sectors;
 };
 
 /**
@@ -277,7 +283,8 @@ enum xbf_state {
  * @max_ring_order: max_ring_page_order
  * @max_indirect_segs: max_indirect_segments
  * @persistent: feature_persistent
- * @max_inflight: max_inflight, the new disk's dispatch budget
+ * @max_inflight: max_inflight
+ * @control: inflight_control
  * @adaptive: adaptive_budget
  * @irq_batch: irq_batch
  * @irq_wait_us: irq_wait_us
@@ -297,6 +304,7 @@ struct xbf_params {
 	unsigned int max_indirect_segs;
 	bool persistent;
 	unsigned int max_inflight;
+	bool control;
 	bool adaptive;
 	unsigned int irq_batch;
 	unsigned int irq_wait_us;
@@ -307,29 +315,39 @@ struct xbf_params {
 };
 
 /**
- * struct xbf_dispatch - a disk's dispatch budget (dispatch.c)
- * @max_inflight: most requests of a sequential stream in flight on all the
- *	disk's rings together, 0 for no bound beyond the rings (sysfs
- *	xblk/max_inflight; read locklessly)
- * @adaptive: apply @max_inflight only while the disk streams
- * @seq_score: how sequential recent dispatches were, 0 (none continued a
- *	recent request) to XBF_SEQ_ONE (all did); racy updates from every
- *	queue: a heuristic
+ * struct xbf_dispatch - how many requests a disk keeps in flight (dispatch.c)
+ * @max_inflight: the most a sequential stream may have in flight on all
+ *	the disk's rings together, 0 for no bound beyond the rings (sysfs
+ *	xblk/max_inflight: with @control a ceiling on the window, without it
+ *	the bound itself; read locklessly)
+ * @control: the window follows the device (inflight_control)
+ * @adaptive: hold back only sequential streams (adaptive_budget)
+ * @max_sectors: the disk's largest request: a stream of them cannot merge
+ *	further and is not held back
  * @inflight: requests holding budget (dispatched, not yet completed)
  * @starved: a request was refused budget; the completion path reruns the
  *	hardware queues once budget is back
+ * @limited: a request was refused budget since the window's last epoch
  * @denied: how often dispatch was refused budget (sysfs)
+ * @lock: protects @win but its window, which is read locklessly
+ * @win: the window (include/xblk/inflight.h)
  *
  * blk-mq's budget callbacks get the request_queue, not the hardware queue:
- * the budget is the disk's.  No lock: atomics, and READ_ONCE/WRITE_ONCE.
+ * the budget is the disk's, and the window too (the device behind it is
+ * one).  Which stream a budget request belongs to is judged by the hardware
+ * queue of the CPU asking (struct xbf_stream).
  */
 struct xbf_dispatch {
 	unsigned int max_inflight;
+	bool control;
 	bool adaptive;
-	unsigned int seq_score;
+	unsigned int max_sectors;
 	atomic_t inflight;
 	atomic_t starved;
+	bool limited;
 	atomic_long_t denied;
+	spinlock_t lock;		/* see @lock above */
+	struct xblk_inflight win;
 };
 
 /**
@@ -442,7 +460,7 @@ struct xbf_info {
  * @nr_segs: data segments actually sent (<= @nr_data)
  * @rsp_status: BLKIF_RSP_* status of the response
  * @budget: the request holds one unit of the disk's dispatch budget
- * @sent: jiffies when it went on the ring
+ * @sent_ns: when it went on the ring (ktime_get_ns())
  * @next: link while completing a batch
  * @gnt: grants held by the request, data first, then indirect frames
  */
@@ -454,7 +472,7 @@ struct xbf_req {
 	u16 nr_segs;
 	s16 rsp_status;
 	bool budget;
-	unsigned long sent;
+	u64 sent_ns;
 	struct xbf_req *next;
 	struct xbf_gnt *gnt[];
 };
@@ -510,6 +528,8 @@ void xbf_dispatch_release(struct xbf_info *info, struct request *rq);
 void xbf_dispatch_sent(struct xbf_info *info, struct xbf_hq *hq,
 		       struct request *rq);
 void xbf_dispatch_restart(struct xbf_info *info);
+void xbf_dispatch_done(struct xbf_info *info, struct xbf_req *done);
+unsigned int xbf_dispatch_window(struct xbf_info *info);
 void xbf_dispatch_set_max(struct xbf_info *info, unsigned int max);
 
 /* request.c */
@@ -532,7 +552,7 @@ void xbf_commit(struct xbf_ring *ring);
 void xbf_ring_set_cpus(struct xbf_ring *ring, const struct cpumask *mask);
 void xbf_ring_stop(struct xbf_ring *ring);
 void xbf_ring_look(struct xbf_ring *ring);
-unsigned int xbf_ring_oldest(struct xbf_ring *ring, unsigned long *sent);
+unsigned int xbf_ring_oldest(struct xbf_ring *ring, u64 *sent_ns);
 struct xbf_req *xbf_ring_take_inflight(struct xbf_ring *ring);
 struct xbf_req *xbf_ring_reclaim(struct xbf_ring *ring);
 void xbf_rings_freeze(struct xbf_info *info);

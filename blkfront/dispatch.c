@@ -5,48 +5,94 @@
  *
  * blk-mq asks for budget before it takes a request out of the I/O
  * scheduler or the per-CPU software queues; a refusal leaves the request
- * in the block layer where, with a scheduler or in the software queues,
- * later bios still merge into it.  Without a bound every request goes to
- * the ring the moment it is made, and nothing waits long enough to merge.
- * Random I/O gains nothing from waiting, so with adaptive_budget the bound
- * applies only while the disk's recent requests continue each other.  The
- * completion path gives budget back and reruns the queues a refusal left
- * waiting.
+ * in the block layer, where later bios still merge into it.  What is on
+ * the ring cannot merge any more.  So a sequential stream gets only as
+ * many requests in flight as the device serves at once: the window of
+ * include/xblk/inflight.h, which follows the latency of the requests
+ * answered (inflight_control; without it the fixed max_inflight).  Random
+ * I/O gains nothing from waiting, and neither do requests already of the
+ * disk's largest size: their hardware queue gets every ring slot
+ * (adaptive_budget).  The completion path gives budget back, feeds the
+ * window and reruns the queues a refusal left waiting.
  *
- * The state is the disk's (struct xbf_dispatch): atomics and lockless
- * reads, no lock; the streams (struct xbf_stream) are the hardware
- * queues'.
+ * blk-mq's budget callbacks name the queue, not the request or its
+ * hardware queue: the stream asked for is the one of the hardware queue
+ * the asking CPU maps to (blk-mq runs a hardware queue on its own CPUs).
+ *
+ * The budget is atomics and lockless reads; the window is updated under
+ * xbf_dispatch.lock, once per completion pass.
  */
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
+#include <linux/timekeeping.h>
 
 #include "blkfront.h"
 
+/* The smallest window: enough for every ring to keep a few requests. */
+#define XBF_WIN_MIN	8
+/* The first window of a disk, before anything is known of its device. */
+#define XBF_WIN_START	32
+
 /**
- * xbf_dispatch_init() - a new disk's budget, from its parameters
- * @info: the disk, its parameters taken
+ * xbf_dispatch_init() - a new disk's budget and window, from its parameters
+ * @info: the disk, its parameters taken and its tag set allocated
  *
  * Context: process context, info->mutex held, before the disk takes I/O.
  */
 void xbf_dispatch_init(struct xbf_info *info)
 {
 	struct xbf_dispatch *dp = &info->dp;
+	unsigned int slots = info->tag_set.nr_hw_queues *
+			     info->tag_set.queue_depth;
 
 	lockdep_assert_held(&info->mutex);
 	WRITE_ONCE(dp->max_inflight, info->params.max_inflight);
+	dp->control = info->params.control;
 	dp->adaptive = info->params.adaptive;
-	dp->seq_score = 0;
+	dp->max_sectors = xblk_max_request_sectors(&info->be, &info->neg);
 	atomic_set(&dp->inflight, 0);
 	atomic_set(&dp->starved, 0);
+	spin_lock_init(&dp->lock);
+	xblk_inflight_init(&dp->win, XBF_WIN_START, min(XBF_WIN_MIN, slots),
+			   dp->max_inflight ? min(dp->max_inflight, slots) :
+					      slots);
 }
 
-/* The bound that applies now: 0 (none) unless the disk streams. */
-static unsigned int xbf_dispatch_bound(const struct xbf_dispatch *dp)
+/* The stream of the hardware queue this CPU maps to. */
+static const struct xbf_stream *xbf_cpu_stream(struct xbf_info *info)
 {
-	/* Hold back only a sequential stream (xbf_dispatch_sent()). */
-	if (dp->adaptive && READ_ONCE(dp->seq_score) < XBF_SEQ_ONE / 2)
-		return 0;
-	return READ_ONCE(dp->max_inflight);
+	const struct blk_mq_queue_map *map =
+		&info->tag_set.map[HCTX_TYPE_DEFAULT];
+	unsigned int q = map->mq_map[raw_smp_processor_id()];
+
+	if (!info->hq || q >= info->tag_set.nr_hw_queues)
+		return NULL;
+	return &info->hq[q].stream;
+}
+
+/* Whether holding a request of this stream back could make it merge. */
+static bool xbf_stream_holds(const struct xbf_dispatch *dp,
+			     const struct xbf_stream *st)
+{
+	if (!st)
+		return true;
+	if (READ_ONCE(st->seq_score) < XBF_SEQ_ONE / 2)
+		return false;
+	/* Already (nearly) the largest: nothing left to merge into it. */
+	return READ_ONCE(st->sectors) < dp->max_sectors - dp->max_sectors / 8;
+}
+
+/* The bound that applies to the asking CPU's stream now: 0 for none. */
+static unsigned int xbf_dispatch_bound(struct xbf_info *info)
+{
+	struct xbf_dispatch *dp = &info->dp;
+	unsigned int max = READ_ONCE(dp->max_inflight);
+
+	if (dp->adaptive && !xbf_stream_holds(dp, xbf_cpu_stream(info)))
+		return max;
+	if (!dp->control)
+		return max;
+	return READ_ONCE(dp->win.window);
 }
 
 /**
@@ -54,7 +100,7 @@ static unsigned int xbf_dispatch_bound(const struct xbf_dispatch *dp)
  * @info: the disk
  *
  * A refusal is remembered: the next completion reruns the queues
- * (xbf_dispatch_restart()).
+ * (xbf_dispatch_restart()), and the window learns it was the limit.
  *
  * Context: any.
  * Return: true if the request may be dispatched.
@@ -62,12 +108,14 @@ static unsigned int xbf_dispatch_bound(const struct xbf_dispatch *dp)
 bool xbf_dispatch_get(struct xbf_info *info)
 {
 	struct xbf_dispatch *dp = &info->dp;
-	unsigned int max = xbf_dispatch_bound(dp);
+	unsigned int max = xbf_dispatch_bound(info);
 
 	if (atomic_inc_return(&dp->inflight) <= max || !max)
 		return true;
 	atomic_dec(&dp->inflight);
 	atomic_long_inc(&dp->denied);
+	if (!READ_ONCE(dp->limited))
+		WRITE_ONCE(dp->limited, true);
 	/*
 	 * Flag the refusal, then look again: a completion that gave budget
 	 * back before it could see the flag is seen here (both sides order
@@ -126,9 +174,10 @@ void xbf_dispatch_restart(struct xbf_info *info)
 }
 
 /**
- * xbf_dispatch_set_max() - change a disk's dispatch budget
+ * xbf_dispatch_set_max() - change a disk's bound (sysfs)
  * @info: the disk
  * @max: requests in flight on all its rings together, 0 for no bound
+ *	beyond the rings; with inflight_control the window's ceiling
  *
  * Safe at any time; requests holding budget keep it.
  *
@@ -136,8 +185,62 @@ void xbf_dispatch_restart(struct xbf_info *info)
  */
 void xbf_dispatch_set_max(struct xbf_info *info, unsigned int max)
 {
-	WRITE_ONCE(info->dp.max_inflight, max);
+	struct xbf_dispatch *dp = &info->dp;
+	unsigned int slots = info->tag_set.nr_hw_queues *
+			     info->tag_set.queue_depth;
+	unsigned long flags;
+
+	WRITE_ONCE(dp->max_inflight, max);
+	spin_lock_irqsave(&dp->lock, flags);
+	xblk_inflight_set_max(&dp->win, max ? min(max, slots) : slots);
+	spin_unlock_irqrestore(&dp->lock, flags);
 	xbf_dispatch_restart(info);
+}
+
+/**
+ * xbf_dispatch_window() - the window a sequential stream gets now (sysfs)
+ * @info: the disk
+ *
+ * Return: the window, or without inflight_control max_inflight.
+ */
+unsigned int xbf_dispatch_window(struct xbf_info *info)
+{
+	struct xbf_dispatch *dp = &info->dp;
+
+	return dp->control ? READ_ONCE(dp->win.window) :
+			     READ_ONCE(dp->max_inflight);
+}
+
+/**
+ * xbf_dispatch_done() - feed the latencies of answered requests to the window
+ * @info: their disk
+ * @done: the requests of one completion pass, chained through
+ *	  xbf_req.next
+ *
+ * One clock read and one lock per pass.  A window that grew lets the
+ * requests it refused go (xbf_dispatch_restart() by the caller).
+ *
+ * Context: any; takes xbf_dispatch.lock.
+ */
+void xbf_dispatch_done(struct xbf_info *info, struct xbf_req *done)
+{
+	struct xbf_dispatch *dp = &info->dp;
+	unsigned long flags;
+	u64 now;
+
+	if (!dp->control || !done)
+		return;
+	now = ktime_get_ns();
+	spin_lock_irqsave(&dp->lock, flags);
+	for (; done; done = done->next)
+		if (done->sent_ns && now > done->sent_ns)
+			xblk_inflight_sample(&dp->win, now - done->sent_ns);
+	if (READ_ONCE(dp->limited)) {
+		dp->win.limited = true;
+		WRITE_ONCE(dp->limited, false);
+	}
+	xblk_inflight_epoch(&dp->win, now);
+	spin_unlock_irqrestore(&dp->lock, flags);
 }
 
 /**
@@ -148,9 +251,10 @@ void xbf_dispatch_set_max(struct xbf_info *info, unsigned int max)
  *
  * Notes whether @rq continues one of the queue's recent requests: a
  * sequential stream, whose next bios merge into a request held back a
- * little.  A request that ends where a recent one starts counts too: 6.1's
- * plug hands its requests to ->queue_rqs() last first, so the parts of one
- * large split bio arrive in descending order.
+ * little, and how large the queue's requests are.  A request that ends
+ * where a recent one starts counts too: 6.1's plug hands its requests to
+ * ->queue_rqs() last first, so the parts of one large split bio arrive in
+ * descending order.
  *
  * Context: any; lockless (a heuristic: concurrent dispatchers only blur
  * it).
@@ -158,10 +262,10 @@ void xbf_dispatch_set_max(struct xbf_info *info, unsigned int max)
 void xbf_dispatch_sent(struct xbf_info *info, struct xbf_hq *hq,
 		       struct request *rq)
 {
-	struct xbf_dispatch *dp = &info->dp;
 	struct xbf_stream *st = &hq->stream;
 	sector_t pos = blk_rq_pos(rq), end = pos + blk_rq_sectors(rq);
-	unsigned int i, next, score = READ_ONCE(dp->seq_score);
+	unsigned int i, next, score = READ_ONCE(st->seq_score);
+	unsigned int sectors = READ_ONCE(st->sectors);
 	bool hit = false;
 
 	if (end == pos)
@@ -172,12 +276,11 @@ void xbf_dispatch_sent(struct xbf_info *info, struct xbf_hq *hq,
 	st->ends[i] = end;
 	st->starts[i] = pos;
 	WRITE_ONCE(st->next, (i + 1) % XBF_SEQ_STREAMS);
-	/*
-	 * Moving average over about 16 requests.  Every queue of the disk
-	 * writes it: skip the store when it does not change (steady random or
-	 * sequential I/O), so that the shared line is not dirtied per request.
-	 */
+	/* Moving averages over about 16 and 8 requests. */
 	next = score - score / 16 + (hit ? XBF_SEQ_ONE / 16 : 0);
 	if (next != score)
-		WRITE_ONCE(dp->seq_score, next);
+		WRITE_ONCE(st->seq_score, next);
+	next = sectors - sectors / 8 + blk_rq_sectors(rq) / 8;
+	if (next != sectors)
+		WRITE_ONCE(st->sectors, next);
 }

@@ -223,6 +223,7 @@ void xbf_complete_ring(struct xbf_ring *ring, struct xbf_req *done,
 	struct xbf_req *req, *next;
 
 	rerun |= xbf_finish_list(ring, done);
+	xbf_dispatch_done(info, done);
 	for (req = done; req; req = next) {
 		struct request *rq = xbf_rq(req);
 

@@ -58,7 +58,7 @@ static struct xbf_uint_param xbf_max_ring_order =
 static struct xbf_uint_param xbf_max_indirect_segs =
 	XBF_UINT(256, 0, XBLK_MAX_INDIRECT_SEGS);
 static struct xbf_uint_param xbf_max_inflight =
-	XBF_UINT(XBF_DEF_MAX_INFLIGHT, 0, XBF_MAX_INFLIGHT);
+	XBF_UINT(0, 0, XBF_MAX_INFLIGHT);
 static struct xbf_uint_param xbf_irq_batch =
 	XBF_UINT(XBF_DEF_IRQ_BATCH, 1, XBF_MAX_IRQ_BATCH);
 static struct xbf_uint_param xbf_irq_wait_us =
@@ -66,6 +66,7 @@ static struct xbf_uint_param xbf_irq_wait_us =
 static struct xbf_uint_param xbf_io_timeout =
 	XBF_UINT(XBF_DEF_IO_TIMEOUT, 1, XBF_MAX_IO_TIMEOUT);
 static bool xbf_persistent = true;
+static bool xbf_control = true;
 static bool xbf_adaptive = true;
 static bool xbf_trusted = true;
 static bool xbf_irq_affinity = true;
@@ -83,8 +84,7 @@ MODULE_PARM_DESC(max_indirect_segments,
 		 "Maximum segments per request with indirect descriptors, 0 (off) - 4096, capped by the backend (default 256)");
 module_param_cb(max_inflight, &xbf_uint_ops, &xbf_max_inflight, 0644);
 MODULE_PARM_DESC(max_inflight,
-		 "Dispatch budget of a new disk: most requests of a sequential stream in flight on all its rings; the rest wait in the block layer, where bios merge; 0 = bounded by the rings only, 0-4096 (default "
-		 __stringify(XBF_DEF_MAX_INFLIGHT) "); per disk: xblk/max_inflight in sysfs");
+		 "Most requests of a sequential stream in flight on all of a new disk's rings (the rest wait in the block layer, where bios merge): with inflight_control the ceiling of its window, without it the bound itself; 0 = the rings only, 0-4096 (default 0); per disk: xblk/max_inflight in sysfs");
 module_param_cb(irq_batch, &xbf_uint_ops, &xbf_irq_batch, 0644);
 MODULE_PARM_DESC(irq_batch,
 		 "Most responses a ring asks the backend to collect before it interrupts us, under load (the number follows what each interrupt finds; a timer bounds the wait, irq_wait_us); 1 = an interrupt per response, 1-64 (default "
@@ -104,9 +104,12 @@ MODULE_PARM_DESC(io_timeout,
 module_param_named(feature_persistent, xbf_persistent, bool, 0644);
 MODULE_PARM_DESC(feature_persistent,
 		 "Use persistent grants when the backend offers them (default Y)");
+module_param_named(inflight_control, xbf_control, bool, 0644);
+MODULE_PARM_DESC(inflight_control,
+		 "Keep as many requests of a sequential stream in flight as the device serves at once, measured from their latency (a window that grows while more in flight brings no more latency and shrinks when it does), so that the rest wait in the guest, where they merge; N: max_inflight is the bound (default Y)");
 module_param_named(adaptive_budget, xbf_adaptive, bool, 0644);
 MODULE_PARM_DESC(adaptive_budget,
-		 "Apply max_inflight only while the disk's recent requests form sequential streams (they merge when held back); random I/O gets every ring slot (default Y)");
+		 "Hold back only sequential streams, judged per hardware queue (they merge when held back); random I/O, and a stream of requests already of the largest size, get every ring slot (default Y)");
 module_param_named(irq_affinity, xbf_irq_affinity, bool, 0644);
 MODULE_PARM_DESC(irq_affinity,
 		 "Deliver each ring's events to the vCPUs of its hardware queue, where blk-mq completes its requests, instead of Xen's default vCPU 0 (default Y)");
@@ -160,6 +163,7 @@ void xbf_params_get(struct xbf_params *p)
 		.max_indirect_segs = READ_ONCE(xbf_max_indirect_segs.val),
 		.persistent = READ_ONCE(xbf_persistent),
 		.max_inflight = READ_ONCE(xbf_max_inflight.val),
+		.control = READ_ONCE(xbf_control),
 		.adaptive = READ_ONCE(xbf_adaptive),
 		.irq_batch = READ_ONCE(xbf_irq_batch.val),
 		.irq_wait_us = READ_ONCE(xbf_irq_wait_us.val),

@@ -21,6 +21,7 @@
  */
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
+#include <linux/timekeeping.h>
 
 #include "blkfront.h"
 
@@ -102,16 +103,15 @@ bool xbf_disk_kill(struct xbf_info *info)
 	return true;
 }
 
-/* Requests in flight on all rings; the oldest one's xbf_req.sent. */
-static unsigned int xbf_disk_oldest(struct xbf_info *info,
-				    unsigned long *oldest)
+/* Requests in flight on all rings; the oldest one's xbf_req.sent_ns. */
+static unsigned int xbf_disk_oldest(struct xbf_info *info, u64 *oldest)
 {
 	unsigned int r, n = 0, nr;
-	unsigned long sent = 0;
+	u64 sent = 0;
 
 	for (r = 0; r < info->nr_rings; r++) {
 		nr = xbf_ring_oldest(&info->rings[r], &sent);
-		if (nr && (!n || time_before(sent, *oldest)))
+		if (nr && (!n || sent < *oldest))
 			*oldest = sent;
 		n += nr;
 	}
@@ -133,7 +133,8 @@ static unsigned int xbf_disk_oldest(struct xbf_info *info,
  */
 void xbf_disk_drain(struct xbf_info *info)
 {
-	unsigned long tmo, end, oldest;
+	unsigned long tmo, end;
+	u64 oldest;
 
 	tmo = info->params.io_timeout * HZ;
 	end = jiffies + min_t(unsigned long, tmo, XBF_REMOVE_WAIT_MAX * HZ);
@@ -156,7 +157,7 @@ void xbf_timeout_work(struct work_struct *work)
 {
 	struct xbf_info *info = container_of(work, struct xbf_info,
 					     timeout_work);
-	unsigned long oldest = 0, age = 0;
+	u64 oldest = 0, age = 0;
 	unsigned int r, n, ms;
 	bool fail, killed = false;
 
@@ -169,10 +170,10 @@ void xbf_timeout_work(struct work_struct *work)
 	n = xbf_disk_oldest(info, &oldest);
 	if (!n)
 		goto out_unlock;
-	age = jiffies - oldest;
+	age = ktime_get_ns() - oldest;
 	fail = info->params.timeout_fail &&
-	       age >= info->gd->queue->rq_timeout;
-	ms = jiffies_to_msecs(age);
+	       age >= jiffies_to_nsecs(info->gd->queue->rq_timeout);
+	ms = div_u64(age, NSEC_PER_MSEC);
 	if (__ratelimit(&info->rs_timeout))
 		dev_warn(&info->xbdev->dev,
 			 "%s: no answer from the backend for %u.%u s (the oldest of %u request%s in flight); %s\n",
@@ -186,8 +187,8 @@ out_unlock:
 	mutex_unlock(&info->mutex);
 	if (killed)
 		xbf_fatal(info, -ETIMEDOUT,
-			  "backend did not answer for %lu s; disk failed",
-			  age / HZ);
+			  "backend did not answer for %u s; disk failed",
+			  ms / 1000);
 }
 
 /**

@@ -23,6 +23,7 @@
 #include <linux/blk-mq.h>
 #include <linux/interrupt.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
 #include <xen/events.h>
 #include <xen/page.h>
 #include <xblk/compat.h>
@@ -241,7 +242,7 @@ static blk_status_t xbf_ring_put(struct xbf_ring *ring, struct request *rq,
 	*RING_GET_REQUEST(fr, fr->req_prod_pvt) = *breq;
 	fr->req_prod_pvt++;
 	ring->inflight[id] = rq;
-	xbf_req(rq)->sent = jiffies;
+	xbf_req(rq)->sent_ns = ktime_get_ns();
 
 	switch (req_op(rq)) {
 	case REQ_OP_READ:
@@ -468,12 +469,12 @@ void xbf_ring_look(struct xbf_ring *ring)
 /**
  * xbf_ring_oldest() - how many requests wait on a ring, and since when
  * @ring: the ring
- * @sent: set to the oldest one's xbf_req.sent if there is one
+ * @sent_ns: set to the oldest one's xbf_req.sent_ns if there is one
  *
  * Context: any; takes xbf_ring.lock.
  * Return: the number of requests in flight on @ring.
  */
-unsigned int xbf_ring_oldest(struct xbf_ring *ring, unsigned long *sent)
+unsigned int xbf_ring_oldest(struct xbf_ring *ring, u64 *sent_ns)
 {
 	unsigned int id, n = 0;
 	unsigned long flags;
@@ -484,8 +485,8 @@ unsigned int xbf_ring_oldest(struct xbf_ring *ring, unsigned long *sent)
 
 		if (!rq)
 			continue;
-		if (!n++ || time_before(xbf_req(rq)->sent, *sent))
-			*sent = xbf_req(rq)->sent;
+		if (!n++ || xbf_req(rq)->sent_ns < *sent_ns)
+			*sent_ns = xbf_req(rq)->sent_ns;
 	}
 	spin_unlock_irqrestore(&ring->lock, flags);
 	return n;

@@ -250,7 +250,7 @@ static ssize_t budget_held_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(budget_held);
 
-/* The bound a sequential stream gets now. */
+/* The bound a sequential stream gets now: the window (dispatch.c). */
 static ssize_t budget_bound_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
 {
@@ -258,7 +258,7 @@ static ssize_t budget_bound_show(struct device *dev,
 
 	if (!info)
 		return -ENODEV;
-	return sysfs_emit(buf, "%u\n", READ_ONCE(info->dp.max_inflight));
+	return sysfs_emit(buf, "%u\n", xbf_dispatch_window(info));
 }
 static DEVICE_ATTR_RO(budget_bound);
 
