@@ -33,6 +33,15 @@
 /* The first window of a disk, before anything is known of its device. */
 #define XBF_WIN_START	32
 
+/* The window's range: an administrator's ceiling below the minimum wins. */
+static void xbf_window_bounds(struct xbf_dispatch *dp, unsigned int ceiling,
+			      unsigned int slots)
+{
+	unsigned int max = ceiling ? min(ceiling, slots) : slots;
+
+	xblk_inflight_set_bounds(&dp->win, min(XBF_WIN_MIN, max), max);
+}
+
 /**
  * xbf_dispatch_init() - a new disk's budget and window, from its parameters
  * @info: the disk, its parameters taken and its tag set allocated
@@ -53,9 +62,8 @@ void xbf_dispatch_init(struct xbf_info *info)
 	atomic_set(&dp->inflight, 0);
 	atomic_set(&dp->starved, 0);
 	spin_lock_init(&dp->lock);
-	xblk_inflight_init(&dp->win, XBF_WIN_START, min(XBF_WIN_MIN, slots),
-			   dp->max_inflight ? min(dp->max_inflight, slots) :
-					      slots);
+	xblk_inflight_init(&dp->win, XBF_WIN_START, 1, slots);
+	xbf_window_bounds(dp, dp->max_inflight, slots);
 }
 
 /* The stream of the hardware queue this CPU maps to. */
@@ -192,7 +200,7 @@ void xbf_dispatch_set_max(struct xbf_info *info, unsigned int max)
 
 	WRITE_ONCE(dp->max_inflight, max);
 	spin_lock_irqsave(&dp->lock, flags);
-	xblk_inflight_set_max(&dp->win, max ? min(max, slots) : slots);
+	xbf_window_bounds(dp, max, slots);
 	spin_unlock_irqrestore(&dp->lock, flags);
 	xbf_dispatch_restart(info);
 }

@@ -100,14 +100,16 @@ static inline void xblk_inflight_init(struct xblk_inflight *c,
 }
 
 /**
- * xblk_inflight_set_max() - change the largest window
+ * xblk_inflight_set_bounds() - change the smallest and largest window
  * @c: state
- * @max: the new largest; below @c->min it is @c->min
+ * @min: the new smallest, >= 1
+ * @max: the new largest; below @min it is @min
  */
-static inline void xblk_inflight_set_max(struct xblk_inflight *c,
-					 unsigned int max)
+static inline void xblk_inflight_set_bounds(struct xblk_inflight *c,
+					    unsigned int min, unsigned int max)
 {
-	c->max = max_t(unsigned int, max, c->min);
+	c->min = min;
+	c->max = max_t(unsigned int, max, min);
 	c->window = clamp(c->window, c->min, c->max);
 	c->saved = clamp(c->saved, c->min, c->max);
 }

@@ -18,7 +18,11 @@ XTEST(inflight_init_and_bounds)
 	CHECK_EQ(c.window, 256);
 	xblk_inflight_init(&c, 1, 8, 256);
 	CHECK_EQ(c.window, 8);
-	xblk_inflight_set_max(&c, 4);	/* below min: min wins */
+	xblk_inflight_set_bounds(&c, 8, 4);	/* max below min: min */
+	CHECK_EQ(c.window, 8);
+	xblk_inflight_set_bounds(&c, 2, 2);	/* a ceiling of 2 */
+	CHECK_EQ(c.window, 2);
+	xblk_inflight_set_bounds(&c, 8, 256);
 	CHECK_EQ(c.window, 8);
 }
 
