@@ -28,15 +28,45 @@ bool xbb_irq_follow = true;
 unsigned int xbb_coalesce_reqs = XBB_DEF_COALESCE_REQS;
 unsigned int xbb_coalesce_usecs = XBB_DEF_COALESCE_USECS;
 
-static int xbb_set_max_queues(const char *val, const struct kernel_param *kp)
+/*
+ * A parameter in a range: one set of ops for all of them, the variable and
+ * its bounds in the parameter's data.  A value outside is refused
+ * (-EINVAL) and changes nothing.
+ */
+struct xbb_range {
+	unsigned int *val;
+	unsigned int min;
+	unsigned int max;
+};
+
+#define XBB_RANGE(var, lo, hi)	{ .val = &(var), .min = (lo), .max = (hi) }
+
+static int xbb_range_set(const char *val, const struct kernel_param *kp)
 {
-	return param_set_uint_minmax(val, kp, 0, XBLK_MAX_QUEUES);
+	const struct xbb_range *r = kp->arg;
+	unsigned int v;
+	int err;
+
+	err = kstrtouint(val, 0, &v);
+	if (err)
+		return err;
+	if (v < r->min || v > r->max)
+		return -EINVAL;
+	WRITE_ONCE(*r->val, v);
+	return 0;
 }
 
-static int xbb_set_ring_order(const char *val, const struct kernel_param *kp)
+static int xbb_range_get(char *buf, const struct kernel_param *kp)
 {
-	return param_set_uint_minmax(val, kp, 0, XBLK_MAX_RING_ORDER);
+	const struct xbb_range *r = kp->arg;
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(*r->val));
 }
+
+static const struct kernel_param_ops xbb_range_ops = {
+	.set = xbb_range_set,
+	.get = xbb_range_get,
+};
 
 /* Not one range (0, or 12..4096): its own check, as strict as the others. */
 static int xbb_set_indirect(const char *val, const struct kernel_param *kp)
@@ -55,69 +85,30 @@ static int xbb_set_indirect(const char *val, const struct kernel_param *kp)
 	return 0;
 }
 
-static int xbb_set_pgrants(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 0, 1U << 16);
-}
-
-static int xbb_set_inflight(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 64, 1U << 18);
-}
-
-static int xbb_set_coalesce_reqs(const char *val,
-				 const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 1, XBB_MAX_COALESCE_REQS);
-}
-
-static int xbb_set_coalesce_usecs(const char *val,
-				  const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, XBB_MIN_COALESCE_USECS,
-				     XBB_MAX_COALESCE_USECS);
-}
-
-static const struct kernel_param_ops xbb_max_queues_ops = {
-	.set = xbb_set_max_queues,
-	.get = param_get_uint,
-};
-
-static const struct kernel_param_ops xbb_ring_order_ops = {
-	.set = xbb_set_ring_order,
-	.get = param_get_uint,
-};
-
 static const struct kernel_param_ops xbb_indirect_ops = {
 	.set = xbb_set_indirect,
 	.get = param_get_uint,
 };
 
-static const struct kernel_param_ops xbb_pgrants_ops = {
-	.set = xbb_set_pgrants,
-	.get = param_get_uint,
-};
-
-static const struct kernel_param_ops xbb_inflight_ops = {
-	.set = xbb_set_inflight,
-	.get = param_get_uint,
-};
-
-static const struct kernel_param_ops xbb_coalesce_reqs_ops = {
-	.set = xbb_set_coalesce_reqs,
-	.get = param_get_uint,
-};
-
-static const struct kernel_param_ops xbb_coalesce_usecs_ops = {
-	.set = xbb_set_coalesce_usecs,
-	.get = param_get_uint,
-};
+static struct xbb_range xbb_max_queues_range =
+	XBB_RANGE(xbb_max_queues, 0, XBLK_MAX_QUEUES);
+static struct xbb_range xbb_ring_order_range =
+	XBB_RANGE(xbb_max_ring_order, 0, XBLK_MAX_RING_ORDER);
+static struct xbb_range xbb_pgrants_range =
+	XBB_RANGE(xbb_max_pgrants, 0, 1U << 16);
+static struct xbb_range xbb_inflight_range =
+	XBB_RANGE(xbb_max_inflight_pages, 64, 1U << 18);
+static struct xbb_range xbb_coalesce_reqs_range =
+	XBB_RANGE(xbb_coalesce_reqs, 1, XBB_MAX_COALESCE_REQS);
+static struct xbb_range xbb_coalesce_usecs_range =
+	XBB_RANGE(xbb_coalesce_usecs, XBB_MIN_COALESCE_USECS,
+		  XBB_MAX_COALESCE_USECS);
 
 /* writable: a device created afterwards (a guest arriving by migration) takes the new value */
-module_param_cb(max_queues, &xbb_max_queues_ops, &xbb_max_queues, 0644);
+module_param_cb(max_queues, &xbb_range_ops, &xbb_max_queues_range, 0644);
 MODULE_PARM_DESC(max_queues,
 		 "Most rings (queues) per device a frontend may use, 0..32; writable, applies to devices created afterwards (default 0: one per online CPU, at most 32)");
-module_param_cb(max_ring_page_order, &xbb_ring_order_ops, &xbb_max_ring_order,
+module_param_cb(max_ring_page_order, &xbb_range_ops, &xbb_ring_order_range,
 		0644);
 MODULE_PARM_DESC(max_ring_page_order,
 		 "Largest ring a frontend may use, log2 of pages, 0..4; writable, applies to devices created afterwards (default 4)");
@@ -128,11 +119,11 @@ MODULE_PARM_DESC(max_indirect_segments,
 module_param_named(feature_persistent, xbb_persistent, bool, 0444);
 MODULE_PARM_DESC(feature_persistent,
 		 "Offer persistent grants (default Y)");
-module_param_cb(max_persistent_grants, &xbb_pgrants_ops, &xbb_max_pgrants,
+module_param_cb(max_persistent_grants, &xbb_range_ops, &xbb_pgrants_range,
 		0444);
 MODULE_PARM_DESC(max_persistent_grants,
 		 "Persistent grants kept mapped per ring, least recently used evicted first, 0..65536 (default 1056)");
-module_param_cb(max_inflight_pages, &xbb_inflight_ops, &xbb_max_inflight_pages,
+module_param_cb(max_inflight_pages, &xbb_range_ops, &xbb_inflight_range,
 		0444);
 MODULE_PARM_DESC(max_inflight_pages,
 		 "Pages mapped for requests in flight per ring, 64..262144, raised to one largest request (default 4096 = 16 MiB)");
@@ -142,12 +133,12 @@ MODULE_PARM_DESC(irq_follow,
 module_param_named(poll_inflight, xbb_poll_inflight, bool, 0644);
 MODULE_PARM_DESC(poll_inflight,
 		 "While a ring has requests in flight, look for new ones when they complete (at the latest a jiffy later) instead of asking the frontend for an event; a closed loop of a few requests on a slow disk then waits for completions; writable at runtime (default N)");
-module_param_cb(coalesce_reqs, &xbb_coalesce_reqs_ops, &xbb_coalesce_reqs,
+module_param_cb(coalesce_reqs, &xbb_range_ops, &xbb_coalesce_reqs_range,
 		0644);
 MODULE_PARM_DESC(coalesce_reqs,
 		 "Under load, ask the frontend for an event only after up to this many requests, 1..32 (1: after each); writable at runtime (default "
 		 __stringify(XBB_DEF_COALESCE_REQS) ")");
-module_param_cb(coalesce_usecs, &xbb_coalesce_usecs_ops, &xbb_coalesce_usecs,
+module_param_cb(coalesce_usecs, &xbb_range_ops, &xbb_coalesce_usecs_range,
 		0644);
 MODULE_PARM_DESC(coalesce_usecs,
 		 "Longest a request waits for the rest of its batch (coalesce_reqs) before the ring is looked at anyway, us, "

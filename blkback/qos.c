@@ -248,6 +248,7 @@ ssize_t xbb_qos_show(struct xbb_dev *be, char *buf)
 /**
  * xbb_qos_connect() - apply the backend key "xblk-cgroup", if there is one
  * @be: the device, about to start its ring threads
+ * @why: set to what was wrong with the key, on failure
  *
  * Without the key the setting is left as it is (a sysfs write made before
  * the connection holds).  An empty key or "/" means no cgroup.  A value
