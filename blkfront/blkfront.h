@@ -116,6 +116,8 @@ struct xbf_pool {
  * @errors: requests the backend failed
  * @timer_polls: looks at the ring by the irq_batch timer that found work
  * @ring_stopped: requests failed at dispatch because the ring had stopped
+ * @idle_irqs: interrupts that found the CPU idle (the guest was waiting
+ *	   for its backend: responses are then not held for a batch)
  *
  * Submission counters are updated under xbf_ring.lock, completion ones in
  * the interrupt handler under the same lock (@ring_full: racy, by mq.c);
@@ -137,6 +139,7 @@ struct xbf_stats {
 	u64 errors;
 	u64 timer_polls;
 	u64 ring_stopped;
+	u64 idle_irqs;
 };
 
 struct xbf_info;

@@ -74,6 +74,13 @@ static void xbf_rsp_coalesce(struct xbf_ring *ring, unsigned int found,
 {
 	struct xblk_coalesce *co = &ring->rsp_co;
 
+	if (!from_timer) {
+		bool idle = in_hardirq() && is_idle_task(current);
+
+		xblk_coalesce_idle(co, idle);
+		if (idle)
+			ring->stats.idle_irqs++;
+	}
 	out = min(out, ring->nr_slots);
 	xblk_coalesce_pass(co, xblk_coalesce_needs_time(co, found, out) ?
 			   ktime_get_ns() : 0, found, out,

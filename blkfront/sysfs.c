@@ -60,6 +60,7 @@ XBF_STAT(responses);
 XBF_STAT(errors);
 XBF_STAT(timer_polls);
 XBF_STAT(ring_stopped);
+XBF_STAT(idle_irqs);
 
 static struct attribute *xbf_stat_attrs[] = {
 	&xbf_stat_reads.attr,
@@ -77,6 +78,7 @@ static struct attribute *xbf_stat_attrs[] = {
 	&xbf_stat_errors.attr,
 	&xbf_stat_timer_polls.attr,
 	&xbf_stat_ring_stopped.attr,
+	&xbf_stat_idle_irqs.attr,
 	NULL
 };
 ATTRIBUTE_GROUPS(xbf_stat);
