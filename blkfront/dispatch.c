@@ -96,8 +96,9 @@ static unsigned int xbf_dispatch_bound(struct xbf_info *info)
 	struct xbf_dispatch *dp = &info->dp;
 	unsigned int max = READ_ONCE(dp->max_inflight);
 
+	/* Random I/O, or requests that cannot grow: no bound at all. */
 	if (dp->adaptive && !xbf_stream_holds(dp, xbf_cpu_stream(info)))
-		return max;
+		return 0;
 	if (!dp->control)
 		return max;
 	return READ_ONCE(dp->win.window);

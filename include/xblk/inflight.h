@@ -10,12 +10,14 @@
  * whatever else is the bottleneck) busy, and no more.  Once per epoch
  * (about one round trip) the mean latency of the requests answered in it
  * is compared with the lowest seen, base: with W in flight at rate W/rtt,
- * W * (rtt - base) / rtt of them are queued behind the bottleneck rather
- * than served (Vegas's diff).  Fewer than XBLK_INFLIGHT_ALPHA queued: the
- * device has room, and the window grows (doubling at first, then by one
- * per epoch); more than XBLK_INFLIGHT_BETA: more in flight only adds
- * latency, and the window shrinks by half the excess.  The window only
- * grows in an epoch in which it was the limit (a request waited for it).
+ * a share (rtt - base) / rtt of them is queued behind the bottleneck
+ * rather than served (Vegas's diff, as a share of the window so that it
+ * does not read noise in a large window's latency as a queue).  Under
+ * XBLK_INFLIGHT_GROW_SHARE the device has room, and the window grows
+ * (doubling at first, then by an eighth per epoch); over
+ * XBLK_INFLIGHT_CUT_SHARE more in flight only adds latency, and the window
+ * shrinks by half the excess.  It only grows in an epoch in which it was
+ * the limit (a request waited for it).
  *
  * A device that serves 64 requests at once settles at 64 plus a few; one
  * that serves everything lets the window grow until the CPU, not the
@@ -32,10 +34,10 @@
 
 #include <xblk/base.h>
 
-/* Fewer queued requests than this: grow. */
-#define XBLK_INFLIGHT_ALPHA		3
-/* More than this: shrink. */
-#define XBLK_INFLIGHT_BETA		6
+/* Less of the window queued than 1/this: grow. */
+#define XBLK_INFLIGHT_GROW_SHARE	8
+/* More than 1/this: shrink. */
+#define XBLK_INFLIGHT_CUT_SHARE		4
 /* Latencies an epoch needs before it counts. */
 #define XBLK_INFLIGHT_SAMPLES		8
 /* Epochs between two probes of base. */
@@ -128,25 +130,28 @@ static inline void xblk_inflight_sample(struct xblk_inflight *c, u64 lat_ns)
 /* The window after an epoch of mean latency @rtt that was not a probe. */
 static inline void xblk_inflight_step(struct xblk_inflight *c, u64 rtt)
 {
-	u64 queued;
+	u64 excess, queued;
 
 	if (!c->base_ns || rtt < c->base_ns)
 		c->base_ns = rtt;
-	queued = div64_u64((u64)c->window * (rtt - c->base_ns), rtt);
-	if (queued > XBLK_INFLIGHT_BETA) {
-		unsigned int cut = max_t(u64, 1, (queued - XBLK_INFLIGHT_BETA) / 2);
-
+	/* The share queued, as a fraction of 1 << 10. */
+	queued = div64_u64((rtt - c->base_ns) << 10, rtt);
+	if (queued > (1 << 10) / XBLK_INFLIGHT_CUT_SHARE) {
+		excess = queued - (1 << 10) / XBLK_INFLIGHT_CUT_SHARE;
+		excess = max_t(u64, 1, (c->window * excess) >> 11);
 		c->grow = false;
 		c->calm = 0;
-		c->window = c->window > c->min + cut ? c->window - cut : c->min;
-	} else if (queued >= XBLK_INFLIGHT_ALPHA || !c->limited) {
+		c->window = c->window > c->min + excess ?
+			    c->window - (unsigned int)excess : c->min;
+	} else if (queued >= (1 << 10) / XBLK_INFLIGHT_GROW_SHARE ||
+		   !c->limited) {
 		c->calm = 0;
-		if (queued >= XBLK_INFLIGHT_ALPHA)
+		if (queued >= (1 << 10) / XBLK_INFLIGHT_GROW_SHARE)
 			c->grow = false;
 	} else {
 		if (++c->calm >= XBLK_INFLIGHT_REGROW)
 			c->grow = true;
-		c->window = c->grow ? c->window * 2 : c->window + 1;
+		c->window += c->grow ? c->window : max(1U, c->window / 8);
 	}
 	c->window = clamp(c->window, c->min, c->max);
 }
