@@ -19,7 +19,7 @@
  * shrinks by half the excess.  It only grows in an epoch in which it was
  * the limit (a request waited for it).
  *
- * A device that serves 64 requests at once settles at 64 plus a few; one
+ * A device that serves 64 requests at once settles between 73 and 85; one
  * that serves everything lets the window grow until the CPU, not the
  * device, sets the pace, where latency grows with what is in flight.
  *
