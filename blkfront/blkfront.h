@@ -30,19 +30,18 @@
 #include <xen/grant_table.h>
 #include <xen/xenbus.h>
 #include <xblk/coalesce.h>
+#include <xblk/inflight.h>
 #include <xblk/xenstore.h>
 
 #define XBF_NAME	"xblkfront"
 
-/* Sequential-stream detection (xbf_info.seq_score, xbf_ring.seq_ends). */
+/* Sequential-stream detection (dispatch.c: struct xbf_stream). */
 #define XBF_SEQ_ONE	1024
 #define XBF_SEQ_STREAMS	8
 
 /* Dispatch budget (max_inflight): default and largest accepted value. */
 #define XBF_DEF_MAX_INFLIGHT	32
 #define XBF_MAX_INFLIGHT	4096
-/* min_inflight: default (off) */
-#define XBF_DEF_MIN_INFLIGHT	0
 
 /* Interrupt batching (irq_batch, irq_wait_us): defaults and ranges. */
 #define XBF_DEF_IRQ_BATCH	10
@@ -102,7 +101,6 @@ struct xbf_pool {
 
 /**
  * struct xbf_stats - per-ring counters, shown under queue-N/ in sysfs
- * @kobj: the queue-N directory
  * @reads: read requests sent
  * @writes: write requests sent
  * @flushes: flush (or barrier) requests sent
@@ -118,12 +116,14 @@ struct xbf_pool {
  * @errors: requests the backend failed
  * @timer_polls: looks at the ring by the irq_batch timer that found work
  * @ring_stopped: requests failed at dispatch because the ring had stopped
+ * @idle_irqs: interrupts that found the CPU idle (the guest was waiting
+ *	   for its backend: responses are then not held for a batch)
  *
  * Submission counters are updated under xbf_ring.lock, completion ones in
- * the interrupt handler under the same lock; readers take no lock.
+ * the interrupt handler under the same lock (@ring_full: racy, by mq.c);
+ * readers (sysfs.c) take no lock.
  */
 struct xbf_stats {
-	struct kobject kobj;
 	u64 reads;
 	u64 writes;
 	u64 flushes;
@@ -139,30 +139,69 @@ struct xbf_stats {
 	u64 errors;
 	u64 timer_polls;
 	u64 ring_stopped;
+	u64 idle_irqs;
 };
 
 struct xbf_info;
 struct xbf_ring;
+struct xbf_req;
+
+/**
+ * struct xbf_stream - what a hardware queue dispatched lately (dispatch.c)
+ * @ends: where the last XBF_SEQ_STREAMS requests end
+ * @starts: and where they start
+ * @next: the entry of @ends to overwrite next
+ * @seq_score: how sequential they were, 0 (none continued a recent
+ *	request) to XBF_SEQ_ONE (all did)
+ * @sectors: their size, moving average, in 512-byte sectors
+ *
+ * Updated without a lock by whoever dispatches on the queue: a heuristic,
+ * whose races only blur it.
+ */
+struct xbf_stream {
+	sector_t ends[XBF_SEQ_STREAMS];
+	sector_t starts[XBF_SEQ_STREAMS];
+	unsigned int next;
+	unsigned int seq_score;
+	unsigned int sectors;
+};
 
 /**
  * struct xbf_hq - a hardware queue's view of its ring (hctx->driver_data)
  * @ring: the ring its requests go on; NULL between a restore and the
  *	  reconnection (the queue is quiesced then)
  * @id_base: added to the tag to make the blkif id unique on @ring
+ * @stream: its recent requests (dispatch.c)
  *
- * Changed only while the queue is quiesced.
+ * @ring and @id_base change only while the queue is quiesced.
  */
 struct xbf_hq {
 	struct xbf_ring *ring;
 	unsigned int id_base;
+	struct xbf_stream stream;
 };
+
+/**
+ * typedef xbf_done_fn - what a ring hands its answered requests to
+ * @ring: the ring
+ * @done: the requests whose responses were validated, chained through
+ *	  xbf_req.next, NULL terminated
+ * @rerun: a request was turned away from the full ring since the last pass
+ * @idle: the answers came while the CPU was idle
+ *
+ * Set when the rings are allocated (mq.c's xbf_complete_ring()): the ring
+ * layer never calls the layers above it.
+ */
+typedef void (*xbf_done_fn)(struct xbf_ring *ring, struct xbf_req *done,
+			    bool rerun, bool idle);
 
 /**
  * struct xbf_ring - one shared ring, one hardware queue
  * @info: the disk
  * @index: queue number
- * @lock: protects @front, @inflight, @slot_starved, @broken, @work_since_eoi
- *	  and the @stats counters
+ * @done: where answered requests go (xbf_done_fn)
+ * @lock: protects @front, @inflight, @slot_starved, @broken, @work_since_eoi,
+ *	  @rsp_co, @frozen and the @stats counters but ring_full
  * @front: the front end of the shared ring
  * @inflight: request of each outstanding id, NULL when free
  * @nr_slots: ring size
@@ -179,9 +218,6 @@ struct xbf_hq {
  * @broken: the ring is stopped (the backend broke the protocol, or the
  *	    disk was failed): no request goes on it, no response is read
  * @work_since_eoi: responses were taken since the last late EOI
- * @seq_ends: where the last XBF_SEQ_STREAMS requests put on the ring end
- * @seq_starts: and where they start
- * @seq_next: the entry of @seq_ends to overwrite next
  * @pool_lock: protects @data, @indirect and @need_rerun (grant.c)
  * @data: persistent data grants (with pages) or references for bio pages
  * @indirect: indirect descriptor frames (with pages)
@@ -189,16 +225,18 @@ struct xbf_hq {
  * @irq_batch: most responses to ask for per interrupt (1: every response)
  * @irq_wait_ns: longest a response waits for the rest of its batch
  * @rsp_co: response coalescing (coalesce.h): rsp_co.batch is how many
- *	responses we ask for per interrupt now, 1..@irq_batch; under @lock
+ *	responses we ask for per interrupt now, 1..@irq_batch
  * @frozen: the domain is being saved or migrated (xbf_rings_freeze()): an
  *	    event per response, no @poll_timer, no xbf_ring_look()
  * @poll_timer: bounds how long a response waits for its batch
  * @hctx: the hardware queue served by this ring (the first one, if shared)
- * @stats: counters
+ * @stats: counters (sysfs.c shows them)
+ * @stats_dir: queue-N/ in sysfs (sysfs.c), NULL when not shown
  */
 struct xbf_ring {
 	struct xbf_info *info;
 	unsigned int index;
+	xbf_done_fn done;
 
 	spinlock_t lock;		/* see @lock above */
 	struct blkif_front_ring front;
@@ -210,9 +248,6 @@ struct xbf_ring {
 	bool slot_starved;
 	bool broken;
 	bool work_since_eoi;
-	sector_t seq_ends[XBF_SEQ_STREAMS];
-	sector_t seq_starts[XBF_SEQ_STREAMS];
-	unsigned int seq_next;
 
 	grant_ref_t ring_refs[1 << XBLK_MAX_RING_ORDER];
 	struct blkif_sring *sring;
@@ -231,7 +266,8 @@ struct xbf_ring {
 	struct hrtimer poll_timer;
 
 	struct blk_mq_hw_ctx *hctx;
-	struct xbf_stats *stats;
+	struct xbf_stats stats;
+	struct kobject *stats_dir;
 	char irq_name[48];
 };
 
@@ -242,6 +278,79 @@ enum xbf_state {
 	XBF_CLOSING,		/* backend asked to close; no new I/O */
 	XBF_ERROR,		/* backend broke the protocol; fail I/O */
 	XBF_RESUMING,		/* restored: queue quiesced until reconnected */
+};
+
+/**
+ * struct xbf_params - the module parameters a disk works with (params.c)
+ * @max_queues: max_queues
+ * @max_ring_order: max_ring_page_order
+ * @max_indirect_segs: max_indirect_segments
+ * @persistent: feature_persistent
+ * @max_inflight: max_inflight
+ * @control: inflight_control
+ * @adaptive: adaptive_budget
+ * @irq_batch: irq_batch
+ * @irq_wait_us: irq_wait_us
+ * @trusted: trusted
+ * @irq_affinity: irq_affinity
+ * @io_timeout: io_timeout, s
+ * @timeout_fail: timeout_policy is fail
+ *
+ * Taken when the disk sets up its rings (xbf_params_get()), so that a
+ * parameter changed at runtime applies to disks connected afterwards and
+ * never to one half-way; the one per-disk setting that changes at runtime
+ * is xblk/max_inflight in sysfs.
+ */
+struct xbf_params {
+	unsigned int max_queues;
+	unsigned int max_ring_order;
+	unsigned int max_indirect_segs;
+	bool persistent;
+	unsigned int max_inflight;
+	bool control;
+	bool adaptive;
+	unsigned int irq_batch;
+	unsigned int irq_wait_us;
+	bool trusted;
+	bool irq_affinity;
+	unsigned int io_timeout;
+	bool timeout_fail;
+};
+
+/**
+ * struct xbf_dispatch - how many requests a disk keeps in flight (dispatch.c)
+ * @max_inflight: the most a sequential stream may have in flight on all
+ *	the disk's rings together, 0 for no bound beyond the rings (sysfs
+ *	xblk/max_inflight: with @control a ceiling on the window, without it
+ *	the bound itself; read locklessly)
+ * @control: the window follows the device (inflight_control)
+ * @adaptive: hold back only sequential streams (adaptive_budget)
+ * @max_sectors: the disk's largest request: a stream of them cannot merge
+ *	further and is not held back
+ * @inflight: requests holding budget (dispatched, not yet completed)
+ * @starved: a request was refused budget; the completion path reruns the
+ *	hardware queues once budget is back
+ * @limited: a request was refused budget since the window's last epoch
+ * @denied: how often dispatch was refused budget (sysfs)
+ * @lock: protects @win but its window, which is read locklessly
+ * @win: the window (include/xblk/inflight.h)
+ *
+ * blk-mq's budget callbacks get the request_queue, not the hardware queue:
+ * the budget is the disk's, and the window too (the device behind it is
+ * one).  Which stream a budget request belongs to is judged by the hardware
+ * queue of the CPU asking (struct xbf_stream).
+ */
+struct xbf_dispatch {
+	unsigned int max_inflight;
+	bool control;
+	bool adaptive;
+	unsigned int max_sectors;
+	atomic_t inflight;
+	atomic_t starved;
+	bool limited;
+	atomic_long_t denied;
+	spinlock_t lock;		/* see @lock above */
+	struct xblk_inflight win;
 };
 
 /**
@@ -257,8 +366,8 @@ enum xbf_state {
  * @cdrom: device-type is cdrom
  * @first_minor: first minor number of the gendisk
  * @minors: number of minors (1 for a partition vbd)
- * @fl: our limits, sampled from the module parameters when the rings are
- *	set up, so negotiation uses what we advertised
+ * @params: the module parameters, taken when the rings are set up
+ * @fl: our limits (from @params), so negotiation uses what we advertised
  * @be: backend offers, parsed at connect
  * @neg: negotiated configuration
  * @nr_rings: number of entries in @rings
@@ -276,11 +385,11 @@ enum xbf_state {
  * @flush_op: BLKIF_OP_FLUSH_DISKCACHE, BLKIF_OP_WRITE_BARRIER or 0
  * @bounce: the backend is not trusted: data goes through pages of ours
  *	that hold nothing but request data, never through granted bio pages
- * @error_work: moves a broken device to Closed outside interrupt context
+ * @error_work: fails a disk whose backend broke the protocol, outside
+ *	interrupt context (recovery.c)
  * @timeout_work: reports, or fails the disk for, requests that reached
- *	the queue's timeout (blk-mq calls ->timeout() where we cannot take
- *	@mutex)
- * @timeout_fail: timeout_policy is fail (sampled when the disk is created)
+ *	the queue's timeout (recovery.c; blk-mq calls ->timeout() where we
+ *	cannot take @mutex)
  * @timeouts: requests that reached the timeout unanswered, each time (sysfs)
  * @resize_work: applies the last capacity the backend announced, at most
  *	once per second
@@ -290,27 +399,11 @@ enum xbf_state {
  * @resized_at: jiffies of the last capacity change applied
  * @rs_err: rate limit of this disk's error messages (backend faults)
  * @rs_timeout: rate limit of its timeout reports
- * @max_inflight: dispatch budget: most requests on all rings together, 0 for
- *	no bound beyond the rings (sysfs xblk/max_inflight, read locklessly)
- * @inflight_now: requests holding budget (dispatched, not yet completed)
- * @budget_starved: a request was refused budget; the completion path must
- *	rerun the hardware queues once budget is back
- * @budget_denied: how often dispatch was refused budget (sysfs)
- * @gated: with gate_queues, the disk's hardware queues are stopped because
- *	a sequential stream has max_inflight requests out; completions
- *	restart them at half of that
- * @bound_now: with min_inflight, the bound a streaming disk applies now,
- *	between min_inflight and @max_inflight; 0: @max_inflight (racy
- *	updates from every ring's completions: a heuristic, mq.c)
- * @seq_score: how sequential recent dispatches were, 0 (none continued a
- *	recent request) to XBF_SEQ_ONE (all did); the budget only holds
- *	requests back while it is at least half of that (racy updates from
- *	every ring: a heuristic)
+ * @dp: the dispatch budget (dispatch.c)
  *
  * @mutex protects @rings/@nr_rings setup and teardown, @gd creation and
- * deletion, @added, @hq, @quiesced, @be, @neg, @timeout_fail and the @resize_*
- * fields.  The budget fields and @timeouts are atomics or read and written
- * with READ_ONCE/WRITE_ONCE; see mq.c (@seq_score: xbf_seq_note(), ring.c).
+ * deletion, @added, @hq (but @hq[].stream), @quiesced, @params, @be, @neg
+ * and the @resize_* fields.
  */
 struct xbf_info {
 	struct xenbus_device *xbdev;
@@ -326,6 +419,7 @@ struct xbf_info {
 	unsigned int first_minor;
 	unsigned int minors;
 
+	struct xbf_params params;
 	struct xblk_fe_limits fl;
 	struct xblk_be_info be;
 	struct xblk_negotiated neg;
@@ -345,7 +439,6 @@ struct xbf_info {
 
 	struct work_struct error_work;
 	struct work_struct timeout_work;
-	bool timeout_fail;
 	atomic_long_t timeouts;
 
 	struct delayed_work resize_work;
@@ -357,13 +450,7 @@ struct xbf_info {
 	struct ratelimit_state rs_err;
 	struct ratelimit_state rs_timeout;
 
-	unsigned int max_inflight;
-	atomic_t inflight_now;
-	atomic_t budget_starved;
-	atomic_long_t budget_denied;
-	atomic_t gated;
-	unsigned int bound_now;
-	unsigned int seq_score;
+	struct xbf_dispatch dp;
 };
 
 /**
@@ -376,7 +463,7 @@ struct xbf_info {
  * @nr_segs: data segments actually sent (<= @nr_data)
  * @rsp_status: BLKIF_RSP_* status of the response
  * @budget: the request holds one unit of the disk's dispatch budget
- * @sent: jiffies when it went on the ring
+ * @sent_ns: when it went on the ring (ktime_get_ns())
  * @next: link while completing a batch
  * @gnt: grants held by the request, data first, then indirect frames
  */
@@ -388,36 +475,76 @@ struct xbf_req {
 	u16 nr_segs;
 	s16 rsp_status;
 	bool budget;
-	unsigned long sent;
+	u64 sent_ns;
 	struct xbf_req *next;
 	struct xbf_gnt *gnt[];
 };
 
-/* Module parameters (main.c), sampled when a disk connects. */
-extern unsigned int xbf_max_queues;
-extern unsigned int xbf_max_ring_order;
-extern unsigned int xbf_max_indirect_segs;
-extern bool xbf_persistent;
-extern unsigned int xbf_max_inflight;
-extern unsigned int xbf_irq_batch;
-extern unsigned int xbf_irq_wait_us;
-extern bool xbf_trusted;
-extern bool xbf_adaptive;
-extern unsigned int xbf_min_inflight;
-extern bool xbf_gate;
-extern bool xbf_irq_affinity;
-extern unsigned int xbf_io_timeout;
-extern unsigned int xbf_timeout_policy;
+/*
+ * Who calls whom, top down; no file calls a file above it (scripts/
+ * callgraph.sh checks it):
+ *
+ *   main.c -> xenbus.c -> recovery.c -> mq.c -> dispatch.c, request.c,
+ *   ring.c; request.c -> grant.c; xenbus.c -> sysfs.c -> dispatch.c;
+ *   params.c and log.c are leaves every file may call.
+ */
 
-/* xenbus.c */
-int xbf_xenbus_register(void);
-void xbf_xenbus_unregister(void);
+/* params.c */
+void xbf_params_get(struct xbf_params *p);
+
+/* log.c */
 void xbf_fail(struct xbf_info *info, const char *fmt, ...) __printf(2, 3);
 void xbf_fatal(struct xbf_info *info, int err, const char *fmt, ...)
 	__printf(3, 4);
 
+/* xenbus.c */
+int xbf_xenbus_register(void);
+void xbf_xenbus_unregister(void);
+
+/* recovery.c */
+void xbf_error_work(struct work_struct *work);
+void xbf_timeout_work(struct work_struct *work);
+bool xbf_disk_kill(struct xbf_info *info);
+void xbf_fail_inflight(struct xbf_info *info);
+void xbf_disk_drain(struct xbf_info *info);
+unsigned int xbf_disk_suspend(struct xbf_info *info);
+void xbf_disk_reconnect(struct xbf_info *info);
+void xbf_disk_unquiesce(struct xbf_info *info);
+
+/* mq.c */
+int xbf_disk_alloc(struct xbf_info *info);
+int xbf_disk_add(struct xbf_info *info);
+void xbf_disk_destroy(struct xbf_info *info);
+void xbf_disk_affine(struct xbf_info *info);
+void xbf_disk_update_capacity(struct xbf_info *info, u64 sectors);
+void xbf_disk_resize(struct xbf_info *info, u64 sectors);
+void xbf_resize_work(struct work_struct *work);
+void xbf_complete_ring(struct xbf_ring *ring, struct xbf_req *done,
+		       bool rerun, bool idle);
+void xbf_ring_rerun(struct xbf_ring *ring);
+
+/* dispatch.c */
+void xbf_dispatch_init(struct xbf_info *info);
+bool xbf_dispatch_get(struct xbf_info *info);
+void xbf_dispatch_put(struct xbf_info *info);
+void xbf_dispatch_release(struct xbf_info *info, struct request *rq);
+void xbf_dispatch_sent(struct xbf_info *info, struct xbf_hq *hq,
+		       struct request *rq);
+void xbf_dispatch_restart(struct xbf_info *info);
+void xbf_dispatch_done(struct xbf_info *info, struct xbf_req *done);
+unsigned int xbf_dispatch_window(struct xbf_info *info);
+void xbf_dispatch_set_max(struct xbf_info *info, unsigned int max);
+
+/* request.c */
+blk_status_t xbf_prep(struct xbf_ring *ring, struct request *rq,
+		      struct blkif_request *breq);
+bool xbf_finish(struct xbf_ring *ring, struct request *rq, s16 status);
+bool xbf_finish_list(struct xbf_ring *ring, struct xbf_req *list);
+void xbf_abandon(struct xbf_ring *ring, struct request *rq);
+
 /* ring.c */
-int xbf_rings_alloc(struct xbf_info *info, unsigned int nr, unsigned int order);
+int xbf_rings_alloc(struct xbf_info *info, unsigned int nr, unsigned int order,
+		    xbf_done_fn done);
 void xbf_rings_free(struct xbf_info *info);
 int xbf_rings_write_keys(struct xbf_info *info, struct xenbus_transaction xbt);
 int xbf_ring_pools_alloc(struct xbf_ring *ring);
@@ -428,7 +555,7 @@ void xbf_commit(struct xbf_ring *ring);
 void xbf_ring_set_cpus(struct xbf_ring *ring, const struct cpumask *mask);
 void xbf_ring_stop(struct xbf_ring *ring);
 void xbf_ring_look(struct xbf_ring *ring);
-unsigned int xbf_ring_oldest(struct xbf_ring *ring, unsigned long *sent);
+unsigned int xbf_ring_oldest(struct xbf_ring *ring, u64 *sent_ns);
 struct xbf_req *xbf_ring_take_inflight(struct xbf_ring *ring);
 struct xbf_req *xbf_ring_reclaim(struct xbf_ring *ring);
 void xbf_rings_freeze(struct xbf_info *info);
@@ -440,39 +567,12 @@ void xbf_pool_destroy(struct xbf_pool *pool);
 unsigned int xbf_pool_size(const struct xblk_negotiated *neg);
 bool xbf_grants_get(struct xbf_ring *ring, struct xbf_req *req,
 		    unsigned int nr_data, unsigned int nr_indirect);
-void xbf_grants_put(struct xbf_ring *ring, struct xbf_req *req);
+bool xbf_grants_put(struct xbf_ring *ring, struct xbf_req *req);
 bool xbf_grants_put_list(struct xbf_ring *ring, struct xbf_req *list);
 
-/* request.c */
-blk_status_t xbf_prep(struct xbf_ring *ring, struct request *rq,
-		      struct blkif_request *breq);
-void xbf_finish(struct xbf_ring *ring, struct request *rq, s16 status);
-bool xbf_finish_list(struct xbf_ring *ring, struct xbf_req *list);
-void xbf_abandon(struct xbf_ring *ring, struct request *rq);
-
-/* mq.c */
-int xbf_disk_alloc(struct xbf_info *info);
-int xbf_disk_add(struct xbf_info *info);
-void xbf_disk_destroy(struct xbf_info *info);
-void xbf_disk_update_capacity(struct xbf_info *info, u64 sectors);
-void xbf_disk_resize(struct xbf_info *info, u64 sectors);
-void xbf_resize_work(struct work_struct *work);
-void xbf_timeout_work(struct work_struct *work);
-bool xbf_disk_kill(struct xbf_info *info);
-void xbf_disk_drain(struct xbf_info *info);
-void xbf_fail_inflight(struct xbf_info *info);
-unsigned int xbf_stream_bound(struct xbf_info *info);
-void xbf_complete_list(struct xbf_ring *ring, struct xbf_req *list,
-		       bool rerun, bool idle);
-void xbf_budget_set_max(struct xbf_info *info, unsigned int max);
-void xbf_ring_rerun(struct xbf_ring *ring);
-unsigned int xbf_disk_suspend(struct xbf_info *info);
-void xbf_disk_reconnect(struct xbf_info *info);
-void xbf_disk_unquiesce(struct xbf_info *info);
-
 /* sysfs.c */
-int xbf_stats_add(struct xbf_ring *ring);
-void xbf_stats_del(struct xbf_ring *ring);
+int xbf_stats_add(struct xbf_info *info);
+void xbf_stats_del(struct xbf_info *info);
 extern const struct attribute_group *xbf_dev_groups[];
 
 /* Data is copied through our own granted pages (persistent or bounce). */

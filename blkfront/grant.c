@@ -209,23 +209,23 @@ static bool xbf_grants_take_rerun(struct xbf_ring *ring)
  * @req: the request, which is not going to the backend (again)
  *
  * Transient data grants must already be revoked (request.c does that).
- * Restarts the hardware queue if a request was waiting for grants.
  *
  * Context: any; takes xbf_ring.pool_lock.
+ * Return: whether a request was turned away for lack of grants since: the
+ * caller reruns the queue.
  */
-void xbf_grants_put(struct xbf_ring *ring, struct xbf_req *req)
+bool xbf_grants_put(struct xbf_ring *ring, struct xbf_req *req)
 {
 	unsigned long flags;
 	bool rerun;
 
 	if (!req->nr_data && !req->nr_indirect)
-		return;
+		return false;
 	spin_lock_irqsave(&ring->pool_lock, flags);
 	xbf_grants_return(ring, req);
 	rerun = xbf_grants_take_rerun(ring);
 	spin_unlock_irqrestore(&ring->pool_lock, flags);
-	if (rerun)
-		xbf_ring_rerun(ring);
+	return rerun;
 }
 
 /**

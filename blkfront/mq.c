@@ -1,22 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xblkfront: blk-mq glue - dispatch, batching, completion, the gendisk.
+ * xblkfront: the blk-mq side - dispatch, completion, the gendisk.
  *
  * Dispatch is built for batching.  A request is prepared (grants taken,
- * segments written) outside the ring lock, then placed on the ring under
- * it; the ring is pushed, and the backend notified, only at the end of a
- * batch: on bd->last, in ->commit_rqs(), or once per ring in ->queue_rqs().
- * The push decides under the lock whether the backend wants an event
- * (RING_PUSH_REQUESTS_AND_CHECK_NOTIFY); the notification is sent after
- * the lock is dropped.
- *
- * Dispatch is also bounded on purpose.  A disk has a budget of requests
- * in flight (xblk/max_inflight); blk-mq asks for budget before it takes a
- * request out of the I/O scheduler or the per-CPU software queues, and a
- * refusal leaves the request in the block layer; with a scheduler, where
- * later bios still merge into it.  Without the bound every request goes
- * to the ring the moment it is made, and nothing waits long enough to
- * merge.  The completion path gives budget back and reruns the queues.
+ * segments written: request.c) outside the ring lock, then placed on the
+ * ring under it (ring.c); the ring is pushed, and the backend notified,
+ * only at the end of a batch: on bd->last, in ->commit_rqs(), or once per
+ * ring in ->queue_rqs().  How many requests may be out at once is
+ * dispatch.c's: blk-mq asks it through the budget callbacks.
  *
  * When grants run out a request goes back to the block layer with
  * BLK_STS_RESOURCE; the completion path reruns the queue.  So does one
@@ -28,21 +19,18 @@
  * ever fires for requests the backend was sent, and one the ring refuses
  * is ended once, never handed back started.
  *
- * A backend that stops answering: ->timeout() counts the request and
- * xbf_timeout_work() reports it, or with timeout_policy=fail fails the disk
- * as for a protocol violation.  Requests are never completed by the timeout
- * alone: only with their disk, so that a late answer finds a stopped ring.
+ * Completion: a ring hands the requests it found answered to
+ * xbf_complete_ring(), which releases what they held (request.c), gives
+ * their budget back and ends them as one batch.
  *
- * Save/restore: the requests the old backend never answered are taken
- * back and requeued, with the queue quiesced, until the new backend is
- * connected; then they are sent again.  The tag set never changes, so
- * nothing has to be frozen (a freeze would wait for those very requests).
+ * A request unanswered for the queue's timeout is counted and left to the
+ * disk's timeout work (recovery.c), which may fail the disk; requests are
+ * never completed by the timeout alone.
  */
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
 #include <linux/module.h>
 #include <xen/page.h>
-#include <xblk/budget.h>
 #include <xblk/compat.h>
 
 #include "blkfront.h"
@@ -51,184 +39,14 @@ static const struct block_device_operations xbf_fops = {
 	.owner = THIS_MODULE,
 };
 
-/*
- * The dispatch budget is per disk: blk-mq's budget callbacks get the
- * request_queue, not the hardware queue.  inflight_now counts requests
- * that hold budget; it is only compared with max_inflight when that is
- * set, but always kept, so the bound can change at runtime.
- */
-
-/**
- * xbf_stream_bound() - the bound a sequential stream gets now
- * @info: the disk
- *
- * Context: any; lockless reads.
- * Return: max_inflight, or with min_inflight the bound its completions
- * chose (xbf_budget_adapt()); 0: none.
- */
-unsigned int xbf_stream_bound(struct xbf_info *info)
-{
-	unsigned int max = READ_ONCE(info->max_inflight);
-	unsigned int now = READ_ONCE(info->bound_now);
-
-	if (READ_ONCE(xbf_min_inflight) && now && now < max)
-		return now;
-	return max;
-}
-
-/* The bound that applies now: 0 (none) unless the disk streams. */
-static unsigned int xbf_budget_bound(struct xbf_info *info)
-{
-	/* Hold back only a sequential stream (xbf_seq_note()). */
-	if (READ_ONCE(xbf_adaptive) &&
-	    READ_ONCE(info->seq_score) < XBF_SEQ_ONE / 2)
-		return 0;
-	return xbf_stream_bound(info);
-}
-
-/*
- * min_inflight: how far to hold a stream back (xblk/budget.h), asked by a
- * response pass while requests wait for budget.
- */
-static void xbf_budget_adapt(struct xbf_info *info, bool idle,
-			     struct request *rq)
-{
-	unsigned int lo = READ_ONCE(xbf_min_inflight);
-	unsigned int max = READ_ONCE(info->max_inflight);
-	unsigned int now = READ_ONCE(info->bound_now), next;
-
-	if (!lo || !max || !atomic_read(&info->budget_starved))
-		return;
-	next = xblk_budget_next(now, lo, max, idle,
-				blk_rq_sectors(rq) >= queue_max_sectors(rq->q) / 2);
-	if (next != now)
-		WRITE_ONCE(info->bound_now, next);
-}
-
-/*
- * With gate_queues the bound is applied by stopping the hardware queues
- * instead: a request refused budget by ->queue_rq() waits on the hardware
- * queue's dispatch list, where no bio merges into it, while a stopped
- * queue makes blk-mq keep new requests in its software queues, where the
- * stream's next bios do merge (blk-mq's per-ctx merge).  Budget is then
- * refused only while the gate is closed, which keeps blk-mq from draining
- * the software queues meanwhile.
- */
-static bool xbf_gate_get(struct xbf_info *info)
-{
-	if (atomic_read(&info->gated)) {
-		atomic_long_inc(&info->budget_denied);
-		return false;
-	}
-	atomic_inc(&info->inflight_now);
-	return true;
-}
-
-/* Reopen once half of the bound is back.  Caller: full barrier before. */
-static void xbf_gate_open(struct xbf_info *info, bool force)
-{
-	unsigned int low = READ_ONCE(info->max_inflight) / 2;
-
-	if (!atomic_read(&info->gated) ||
-	    (!force && atomic_read(&info->inflight_now) > low))
-		return;
-	if (atomic_xchg(&info->gated, 0) && info->gd)
-		blk_mq_start_stopped_hw_queues(info->gd->queue, true);
-}
-
-/* After a request went out: close the gate at the bound. */
-static void xbf_gate_close(struct xbf_info *info)
-{
-	unsigned int max;
-
-	if (!READ_ONCE(xbf_gate) || atomic_read(&info->gated))
-		return;
-	max = xbf_budget_bound(info);
-	if (!max || atomic_read(&info->inflight_now) < max)
-		return;
-	/* Stopped before flagged: an open that sees the flag starts them. */
-	blk_mq_stop_hw_queues(info->gd->queue);
-	atomic_set(&info->gated, 1);
-	/* Flag before count, as completions do the reverse; see above. */
-	smp_mb__after_atomic();
-	xbf_gate_open(info, false);
-}
-
-static bool xbf_budget_get(struct xbf_info *info)
-{
-	unsigned int max;
-
-	if (READ_ONCE(xbf_gate))
-		return xbf_gate_get(info);
-	max = xbf_budget_bound(info);
-	if (atomic_inc_return(&info->inflight_now) <= max || !max)
-		return true;
-	atomic_dec(&info->inflight_now);
-	atomic_long_inc(&info->budget_denied);
-	/*
-	 * Flag the refusal, then look again: a completion that gave budget
-	 * back before it could see the flag is seen here (both sides order
-	 * their write before their read; atomic_inc_return is a full barrier).
-	 */
-	atomic_set(&info->budget_starved, 1);
-	if (atomic_inc_return(&info->inflight_now) <= max)
-		return true;
-	atomic_dec(&info->inflight_now);
-	return false;
-}
-
-static void xbf_budget_put(struct xbf_info *info)
-{
-	atomic_dec(&info->inflight_now);
-}
-
-/* The request gives back the budget it holds, if any. */
-static void xbf_budget_release(struct xbf_info *info, struct request *rq)
-{
-	struct xbf_req *req = xbf_req(rq);
-
-	if (req->budget) {
-		req->budget = false;
-		xbf_budget_put(info);
-	}
-}
-
-/* After giving budget back: let refused requests have their turn. */
-static void xbf_budget_restart(struct xbf_info *info, struct request_queue *q)
-{
-	/* Our atomic_dec()s before the flag read; see xbf_budget_get(). */
-	smp_mb();
-	if (atomic_read(&info->budget_starved) &&
-	    atomic_xchg(&info->budget_starved, 0))
-		blk_mq_run_hw_queues(q, true);
-	xbf_gate_open(info, false);
-}
-
-/**
- * xbf_budget_set_max() - change a disk's dispatch budget
- * @info: the disk
- * @max: requests in flight on all its rings together, 0 for no bound
- *
- * Safe at any time; requests holding budget keep it.
- *
- * Context: process context, info->mutex held.
- */
-void xbf_budget_set_max(struct xbf_info *info, unsigned int max)
-{
-	lockdep_assert_held(&info->mutex);
-	WRITE_ONCE(info->max_inflight, max);
-	if (info->gd)
-		xbf_budget_restart(info, info->gd->queue);
-}
-
 static int xbf_get_budget(struct request_queue *q)
 {
-	return xbf_budget_get(q->queuedata) ? 0 : -1;
+	return xbf_dispatch_get(q->queuedata) ? 0 : -1;
 }
 
 static void xbf_put_budget(struct request_queue *q, int token)
 {
-	xbf_budget_put(q->queuedata);
+	xbf_dispatch_put(q->queuedata);
 }
 
 static void xbf_set_rq_budget_token(struct request *rq, int token)
@@ -246,6 +64,7 @@ static blk_status_t xbf_queue_one(struct xbf_hq *hq, struct request *rq,
 				  bool last)
 {
 	struct xbf_ring *ring = hq->ring;
+	struct xbf_info *info = ring->info;
 	struct blkif_request breq = {};
 	blk_status_t sts;
 
@@ -255,16 +74,18 @@ static blk_status_t xbf_queue_one(struct xbf_hq *hq, struct request *rq,
 	sts = xbf_ring_submit(ring, rq, &breq, hq->id_base + rq->tag, last);
 	if (sts != BLK_STS_OK) {
 		/* Not started: a full ring turns it away, a stopped one fails it. */
-		xbf_finish(ring, rq, BLKIF_RSP_ERROR);
+		if (xbf_finish(ring, rq, BLKIF_RSP_ERROR))
+			xbf_ring_rerun(ring);
 		goto out_refused;
 	}
+	xbf_dispatch_sent(info, hq, rq);
 	return BLK_STS_OK;
 
 out_refused:
 	if (sts == BLK_STS_RESOURCE)
-		ring->stats->ring_full++;	/* racy count, fine */
+		ring->stats.ring_full++;	/* racy count, fine */
 	/* Like SCSI: a request we do not take gives its budget back. */
-	xbf_budget_release(ring->info, rq);
+	xbf_dispatch_release(info, rq);
 	return sts;
 }
 
@@ -274,7 +95,7 @@ out_refused:
  */
 static blk_status_t xbf_not_connected(struct xbf_info *info, struct request *rq)
 {
-	xbf_budget_release(info, rq);
+	xbf_dispatch_release(info, rq);
 	return READ_ONCE(info->state) == XBF_RESUMING ? BLK_STS_RESOURCE :
 							BLK_STS_IOERR;
 }
@@ -284,14 +105,9 @@ static blk_status_t xbf_queue_rq(struct blk_mq_hw_ctx *hctx,
 {
 	struct xbf_info *info = hctx->queue->queuedata;
 
-	blk_status_t sts;
-
 	if (unlikely(READ_ONCE(info->state) != XBF_CONNECTED))
 		return xbf_not_connected(info, bd->rq);
-	sts = xbf_queue_one(hctx->driver_data, bd->rq, bd->last);
-	if (sts == BLK_STS_OK)
-		xbf_gate_close(info);
-	return sts;
+	return xbf_queue_one(hctx->driver_data, bd->rq, bd->last);
 }
 
 static void xbf_commit_rqs(struct blk_mq_hw_ctx *hctx)
@@ -332,7 +148,7 @@ static void xbf_queue_rqs(xblk_compat_rq_list_t *rqlist)
 		/* ->queue_rq() deals with a disk that is not connected. */
 		if (unlikely(READ_ONCE(info->state) != XBF_CONNECTED))
 			no_budget = true;
-		if (no_budget || !xbf_budget_get(info)) {
+		if (no_budget || !xbf_dispatch_get(info)) {
 			no_budget = true;
 			rq_list_add_tail(&requeue, rq);
 			continue;
@@ -342,15 +158,13 @@ static void xbf_queue_rqs(xblk_compat_rq_list_t *rqlist)
 		rq->mq_hctx->tags->rqs[rq->tag] = rq;
 		ring = hq->ring;
 		sts = xbf_queue_one(hq, rq, false);
-		if (sts == BLK_STS_OK) {
+		if (sts == BLK_STS_OK)
 			__set_bit(ring->index, &touched);
-			xbf_gate_close(info);
-		} else if (sts == BLK_STS_RESOURCE) {
+		else if (sts == BLK_STS_RESOURCE)
 			rq_list_add_tail(&requeue, rq);
-		} else {
+		else
 			/* never started: handed back it would be failed again */
 			blk_mq_end_request(rq, sts);
-		}
 	}
 	if (info)
 		for_each_set_bit(i, &touched, XBLK_MAX_QUEUES)
@@ -387,32 +201,34 @@ void xbf_ring_rerun(struct xbf_ring *ring)
 }
 
 /**
- * xbf_complete_list() - end requests whose responses were validated
+ * xbf_complete_ring() - end the requests a ring found answered
  * @ring: their ring
- * @list: chained through xbf_req.next, NULL terminated, already released
- *	  (xbf_finish_list())
- * @rerun: a request was turned away for lack of grants or ring slots
- * @idle: the answers came while the CPU was idle (min_inflight)
+ * @done: chained through xbf_req.next, NULL terminated, each with the
+ *	  status of its validated response
+ * @rerun: a request was turned away for lack of ring slots
+ * @idle: the answers came while the CPU was idle
  *
- * Ends what it can as one batch, then reruns the hardware queue once if
- * @rerun, and all of the disk's queues if a request had been refused
- * dispatch budget.
+ * Releases what every request held (request.c) before the first is
+ * ended, ends them as one batch, then reruns the hardware queue once if a
+ * request waits for grants or slots, and all of the disk's queues if one
+ * was refused dispatch budget.  The ring's xbf_done_fn.
  *
  * Context: interrupt or process context, no ring lock held.
  */
-void xbf_complete_list(struct xbf_ring *ring, struct xbf_req *list,
+void xbf_complete_ring(struct xbf_ring *ring, struct xbf_req *done,
 		       bool rerun, bool idle)
 {
+	struct xbf_info *info = ring->info;
 	DEFINE_IO_COMP_BATCH(iob);
 	struct xbf_req *req, *next;
 
-	if (list)
-		xbf_budget_adapt(ring->info, idle, xbf_rq(list));
-	for (req = list; req; req = next) {
+	rerun |= xbf_finish_list(ring, done);
+	xbf_dispatch_done(info, done);
+	for (req = done; req; req = next) {
 		struct request *rq = xbf_rq(req);
 
 		next = req->next;
-		xbf_budget_release(ring->info, rq);
+		xbf_dispatch_release(info, rq);
 		if (!blk_mq_add_to_batch(rq, &iob, req->status != BLK_STS_OK,
 					 xbf_complete_batch))
 			blk_mq_complete_request(rq);
@@ -424,117 +240,15 @@ void xbf_complete_list(struct xbf_ring *ring, struct xbf_req *list,
 		return;
 	if (rerun)
 		xbf_ring_rerun(ring);
-	xbf_budget_restart(ring->info, ring->hctx->queue);
-}
-
-/**
- * xbf_fail_inflight() - fail every request still waiting for a response
- * @info: the disk, whose backend is gone, broken or not answering
- *
- * Stops every ring first, so that nothing goes on a ring once it is
- * emptied and a late answer is never read.  The requests' grants are
- * abandoned (xbf_abandon()): the backend may still map them.
- *
- * Context: process context, info->mutex held, rings allocated.
- */
-void xbf_fail_inflight(struct xbf_info *info)
-{
-	unsigned int r;
-
-	lockdep_assert_held(&info->mutex);
-	for (r = 0; r < info->nr_rings; r++) {
-		struct xbf_ring *ring = &info->rings[r];
-		struct xbf_req *req, *next;
-
-		xbf_ring_stop(ring);
-		for (req = xbf_ring_take_inflight(ring); req; req = next) {
-			struct request *rq = xbf_rq(req);
-
-			next = req->next;
-			xbf_abandon(ring, rq);
-			xbf_budget_release(info, rq);
-			blk_mq_complete_request(rq);
-		}
-	}
-	/* Requests refused budget meanwhile get their turn, and fail. */
-	if (info->gd) {
-		xbf_budget_restart(info, info->gd->queue);
-		xbf_gate_open(info, true);
-	}
-}
-
-/**
- * xbf_disk_kill() - fail a disk for good
- * @info: the disk, after a protocol violation or a request timeout
- *
- * New I/O fails, I/O in flight fails (xbf_fail_inflight()), requests a
- * restore took back fail.
- *
- * Context: process context, info->mutex held.
- * Return: true if the disk was failed now, false if it already was or is
- * being removed (its rings are gone).
- */
-bool xbf_disk_kill(struct xbf_info *info)
-{
-	lockdep_assert_held(&info->mutex);
-	if (info->state == XBF_ERROR || !info->rings)
-		return false;
-	WRITE_ONCE(info->state, XBF_ERROR);
-	/* Not added yet: xbf_disk_add() marks it once it is. */
-	if (info->added)
-		blk_mark_disk_dead(info->gd);
-	xbf_fail_inflight(info);
-	if (info->gd)
-		xbf_disk_unquiesce(info);	/* requeued requests fail */
-	return true;
-}
-
-/* Requests in flight on all rings; the oldest one's xbf_req.sent. */
-static unsigned int xbf_disk_oldest(struct xbf_info *info,
-				    unsigned long *oldest)
-{
-	unsigned int r, n = 0, nr;
-	unsigned long sent = 0;
-
-	for (r = 0; r < info->nr_rings; r++) {
-		nr = xbf_ring_oldest(&info->rings[r], &sent);
-		if (nr && (!n || time_before(sent, *oldest)))
-			*oldest = sent;
-		n += nr;
-	}
-	return n;
-}
-
-/**
- * xbf_disk_drain() - give the backend a bounded time to answer
- * @info: the disk, closing (no request goes on its rings any more)
- *
- * Waits while requests are in flight, at most the disk's I/O timeout and
- * never more than XBF_REMOVE_WAIT_MAX seconds, so that a removal cannot
- * hang on a backend that says it serves but never answers.  Sleeps in
- * TASK_IDLE: the wait is bounded, it is no hung task.
- *
- * Context: process context, info->mutex not held (the backend's state
- * changes need it meanwhile); only the removal, which alone frees the
- * rings, calls this.
- */
-void xbf_disk_drain(struct xbf_info *info)
-{
-	unsigned long tmo, end, oldest;
-
-	tmo = info->gd ? info->gd->queue->rq_timeout :
-			 READ_ONCE(xbf_io_timeout) * HZ;
-	end = jiffies + min_t(unsigned long, tmo, XBF_REMOVE_WAIT_MAX * HZ);
-	while (xbf_disk_oldest(info, &oldest) && time_before(jiffies, end))
-		schedule_timeout_idle(HZ / 10);
+	xbf_dispatch_restart(info);
 }
 
 /*
  * blk-mq found a request unanswered for the queue's timeout.  Count it
- * and leave the rest to xbf_timeout_work(): the rings and the disk's state
- * need info->mutex, which this must not take (a removal holds it while
- * del_gendisk() waits for blk-mq's timeout handling).  The request keeps
- * waiting; if it fails, it fails with its disk.
+ * and leave the rest to the disk's timeout work (recovery.c): the rings and
+ * the disk's state need info->mutex, which this must not take (a removal
+ * holds it while del_gendisk() waits for blk-mq's timeout handling).  The
+ * request keeps waiting; if it fails, it fails with its disk.
  */
 static enum blk_eh_timer_return xbf_timeout(struct request *rq)
 {
@@ -546,161 +260,26 @@ static enum blk_eh_timer_return xbf_timeout(struct request *rq)
 }
 
 /**
- * xbf_timeout_work() - report requests that timed out, or fail their disk
- * @work: xbf_info.timeout_work
+ * xbf_disk_affine() - deliver each ring's responses where they complete
+ * @info: the disk, with its gendisk
  *
- * First looks at the rings, in case only an event was lost.  Then logs
- * (rate-limited) the disk, the requests in flight and the oldest one's
- * age; with timeout_policy=fail, a request older than the timeout fails
- * the disk (xbf_disk_kill()) and closes the device.
- *
- * Context: process context (system workqueue).
- */
-void xbf_timeout_work(struct work_struct *work)
-{
-	struct xbf_info *info = container_of(work, struct xbf_info,
-					     timeout_work);
-	unsigned long oldest = 0, age = 0;
-	unsigned int r, n, ms;
-	bool fail, killed = false;
-
-	mutex_lock(&info->mutex);
-	if ((info->state != XBF_CONNECTED && info->state != XBF_CLOSING) ||
-	    !info->rings || !info->gd)
-		goto out_unlock;
-	for (r = 0; r < info->nr_rings; r++)
-		xbf_ring_look(&info->rings[r]);
-	n = xbf_disk_oldest(info, &oldest);
-	if (!n)
-		goto out_unlock;
-	age = jiffies - oldest;
-	fail = info->timeout_fail && age >= info->gd->queue->rq_timeout;
-	ms = jiffies_to_msecs(age);
-	if (__ratelimit(&info->rs_timeout))
-		dev_warn(&info->xbdev->dev,
-			 "%s: no answer from the backend for %u.%u s (the oldest of %u request%s in flight); %s\n",
-			 info->name, ms / 1000, ms % 1000 / 100, n,
-			 n == 1 ? "" : "s",
-			 fail ? "failing the disk (timeout_policy=fail)" :
-				"waiting (timeout_policy=report)");
-	if (fail)
-		killed = xbf_disk_kill(info);
-out_unlock:
-	mutex_unlock(&info->mutex);
-	if (killed)
-		xbf_fatal(info, -ETIMEDOUT,
-			  "backend did not answer for %lu s; disk failed",
-			  age / HZ);
-}
-
-/**
- * xbf_disk_suspend() - take back every request the old backend was sent
- * @info: the disk, just restored, whose rings are still allocated
- *
- * Quiesces the queue and requeues every request we had not taken a
- * response for (the old ring is not read: xbf_ring_reclaim()), to be sent
- * again by xbf_disk_reconnect().  Their grants are returned (the restored domain's
- * grant table is new, so nothing maps them).
+ * blk-mq completes a request on the CPU that submitted it, so an event on
+ * another one (Xen's default is vCPU 0) costs a second vCPU's wake-up and
+ * an IPI per completion.  Rings shared by several queues keep the default.
  *
  * Context: process context, info->mutex held.
- * Return: the number of requests requeued.
  */
-unsigned int xbf_disk_suspend(struct xbf_info *info)
-{
-	unsigned int r, n = 0;
-
-	lockdep_assert_held(&info->mutex);
-	WRITE_ONCE(info->state, XBF_RESUMING);
-	if (!info->quiesced) {
-		blk_mq_quiesce_queue(info->gd->queue);
-		info->quiesced = true;
-	}
-	for (r = 0; r < info->nr_rings; r++) {
-		struct xbf_ring *ring = &info->rings[r];
-		struct xbf_req *req = xbf_ring_reclaim(ring), *next;
-
-		for (; req; req = next) {
-			struct request *rq = xbf_rq(req);
-
-			next = req->next;
-			xbf_finish(ring, rq, BLKIF_RSP_ERROR);	/* grants back */
-			xbf_budget_release(info, rq);
-			blk_mq_requeue_request(rq, false);
-			n++;
-		}
-	}
-	for (r = 0; r < info->tag_set.nr_hw_queues; r++)
-		info->hq[r].ring = NULL;
-	return n;
-}
-
-/*
- * Deliver each ring's responses to the CPUs of its hardware queue: blk-mq
- * completes a request on the CPU that submitted it, so an event on another
- * one (Xen's default is vCPU 0) costs a second vCPU's wake-up and an IPI
- * per completion.  Rings shared by several queues keep the default.
- */
-static void xbf_disk_affine(struct xbf_info *info)
+void xbf_disk_affine(struct xbf_info *info)
 {
 	struct blk_mq_hw_ctx *hctx;
 	unsigned long i;
 
-	if (!READ_ONCE(xbf_irq_affinity))
+	lockdep_assert_held(&info->mutex);
+	if (!info->params.irq_affinity)
 		return;
 	queue_for_each_hw_ctx(info->gd->queue, hctx, i)
 		if (i < info->nr_rings && !info->rings[i].shared)
 			xbf_ring_set_cpus(&info->rings[i], hctx->cpumask);
-}
-
-/**
- * xbf_disk_reconnect() - send again what xbf_disk_suspend() took back
- * @info: the disk, with the new backend's rings and grant pools in place
- *
- * Maps the (unchanged) hardware queues onto the new rings, round robin
- * when there are fewer rings than queues, and lets I/O flow.
- *
- * Context: process context, info->mutex held.
- */
-void xbf_disk_reconnect(struct xbf_info *info)
-{
-	struct request_queue *q = info->gd->queue;
-	unsigned int depth = info->tag_set.queue_depth;
-	unsigned int nr_hw = info->tag_set.nr_hw_queues;
-	struct blk_mq_hw_ctx *hctx;
-	unsigned long i;
-
-	lockdep_assert_held(&info->mutex);
-	for (i = 0; i < nr_hw; i++) {
-		info->hq[i].ring = &info->rings[i % info->nr_rings];
-		info->hq[i].id_base = (i / info->nr_rings) * depth;
-	}
-	for (i = 0; i < info->nr_rings; i++)
-		info->rings[i].shared = nr_hw > info->nr_rings;
-	queue_for_each_hw_ctx(q, hctx, i)
-		if (i < info->nr_rings)
-			info->rings[i].hctx = hctx;
-	xbf_disk_affine(info);
-	WRITE_ONCE(info->state, XBF_CONNECTED);
-	xbf_disk_unquiesce(info);
-}
-
-/**
- * xbf_disk_unquiesce() - end the quiescence of a restore
- * @info: the disk, either reconnected (XBF_CONNECTED: the requeued requests
- *	  are sent) or given up (they fail)
- *
- * Context: process context, info->mutex held.
- */
-void xbf_disk_unquiesce(struct xbf_info *info)
-{
-	lockdep_assert_held(&info->mutex);
-	if (!info->quiesced)
-		return;
-	info->quiesced = false;
-	/* The requests out when the gate closed were requeued, not answered. */
-	xbf_gate_open(info, true);
-	blk_mq_unquiesce_queue(info->gd->queue);
-	blk_mq_kick_requeue_list(info->gd->queue);
 }
 
 static int xbf_init_hctx(struct blk_mq_hw_ctx *hctx, void *data,
@@ -781,7 +360,7 @@ static void xbf_tag_set_init(struct xbf_info *info)
 	/* One tag per ring slot: a request with a tag always has a slot. */
 	set->queue_depth = info->rings[0].nr_slots;
 	set->numa_node = NUMA_NO_NODE;
-	set->timeout = READ_ONCE(xbf_io_timeout) * HZ;
+	set->timeout = info->params.io_timeout * HZ;
 	set->cmd_size = sizeof(struct xbf_req) +
 			(info->neg.segs + frames) * sizeof(struct xbf_gnt *);
 	set->driver_data = info;
@@ -833,11 +412,7 @@ int xbf_disk_alloc(struct xbf_info *info)
 	if (err)
 		goto out_free_hq;
 
-	WRITE_ONCE(info->max_inflight, READ_ONCE(xbf_max_inflight));
-	atomic_set(&info->inflight_now, 0);
-	atomic_set(&info->budget_starved, 0);
-	WRITE_ONCE(info->bound_now, 0);
-	info->timeout_fail = READ_ONCE(xbf_timeout_policy) == XBF_TIMEOUT_FAIL;
+	xbf_dispatch_init(info);
 	info->resized_at = jiffies - HZ;
 
 	xbf_fill_limits(info, &lim);

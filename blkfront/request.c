@@ -6,7 +6,8 @@
  * a request's grants (grant.c) and fills a private struct blkif_request
  * that ring.c copies onto the ring under the ring lock (xbf_ring_submit()),
  * and xbf_finish_list() releases what answered requests held, once ring.c
- * has validated their responses and before mq.c ends them.
+ * has validated their responses and before mq.c ends them.  A rerun of the
+ * queue this makes necessary is returned to the caller, never done here.
  */
 #include <linux/blk-mq.h>
 #include <linux/highmem.h>
@@ -330,11 +331,13 @@ static void xbf_release(struct xbf_ring *ring, struct request *rq, s16 status)
  * data is broken.
  *
  * Context: any.
+ * Return: whether a request was turned away for lack of grants meanwhile:
+ * the caller reruns the queue.
  */
-void xbf_finish(struct xbf_ring *ring, struct request *rq, s16 status)
+bool xbf_finish(struct xbf_ring *ring, struct request *rq, s16 status)
 {
 	xbf_release(ring, rq, status);
-	xbf_grants_put(ring, xbf_req(rq));
+	return xbf_grants_put(ring, xbf_req(rq));
 }
 
 /**
@@ -345,7 +348,7 @@ void xbf_finish(struct xbf_ring *ring, struct request *rq, s16 status)
  *
  * As xbf_finish() for each, with the grants of the whole batch returned
  * in one pass (xbf_grants_put_list()).  Every request is released before
- * the first is ended (xbf_complete_list()).
+ * the first is ended (xbf_complete_ring()).
  *
  * Context: any (called from the interrupt handler).
  * Return: whether a request was turned away for lack of grants meanwhile:

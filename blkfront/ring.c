@@ -3,7 +3,9 @@
  * xblkfront: shared rings, event channels, and both directions of the
  * shared ring: requests are put on it and pushed here (xbf_ring_submit(),
  * xbf_commit()), and responses consumed.  No other file writes it, and
- * xbf_ring.lock is taken only here.
+ * xbf_ring.lock is taken only here.  Answered requests go to the ring's
+ * xbf_done_fn (mq.c), set when it was allocated: nothing here calls the
+ * layers above.
  *
  * The interrupt handler copies each response out of the shared ring once,
  * validates the copy (wire.h) and only then touches the request it names.
@@ -21,6 +23,7 @@
 #include <linux/blk-mq.h>
 #include <linux/interrupt.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
 #include <xen/events.h>
 #include <xen/page.h>
 #include <xblk/compat.h>
@@ -71,6 +74,13 @@ static void xbf_rsp_coalesce(struct xbf_ring *ring, unsigned int found,
 {
 	struct xblk_coalesce *co = &ring->rsp_co;
 
+	if (!from_timer) {
+		bool idle = in_hardirq() && is_idle_task(current);
+
+		xblk_coalesce_idle(co, idle);
+		if (idle)
+			ring->stats.idle_irqs++;
+	}
 	out = min(out, ring->nr_slots);
 	xblk_coalesce_pass(co, xblk_coalesce_needs_time(co, found, out) ?
 			   ktime_get_ns() : 0, found, out,
@@ -122,9 +132,9 @@ static bool xbf_collect(struct xbf_ring *ring, struct xbf_req ***tail,
 			ring->inflight[rsp.id] = NULL;
 			req = xbf_req(rq);
 			req->rsp_status = rsp.status;
-			ring->stats->responses++;
+			ring->stats.responses++;
 			if (rsp.status != BLKIF_RSP_OKAY)
-				ring->stats->errors++;
+				ring->stats.errors++;
 			trace_xblkfront_response(ring, rsp.id, rsp.operation,
 						 rsp.status);
 			**tail = req;
@@ -169,9 +179,9 @@ static int xbf_ring_poll(struct xbf_ring *ring, bool from_timer)
 	if (rerun)
 		ring->slot_starved = false;
 	if (work && from_timer)
-		ring->stats->timer_polls++;
+		ring->stats.timer_polls++;
 	else if (work)
-		ring->stats->notify_in++;
+		ring->stats.notify_in++;
 	ring->work_since_eoi |= work;
 	ret = broken ? -1 : work;
 	if (!from_timer) {
@@ -183,16 +193,14 @@ static int xbf_ring_poll(struct xbf_ring *ring, bool from_timer)
 		if (!work && ring->work_since_eoi)
 			ret = 1;
 		else if (!work)
-			ring->stats->spurious++;
+			ring->stats.spurious++;
 		ring->work_since_eoi = false;
 	}
 	spin_unlock_irqrestore(&ring->lock, flags);
 
 	*tail = NULL;
-	/* Everything released (request.c) before anything ends (mq.c). */
-	rerun |= xbf_finish_list(ring, done);
 	/* In an interrupt or the timer: did it find the CPU idle? */
-	xbf_complete_list(ring, done, rerun, in_hardirq() && is_idle_task(current));
+	ring->done(ring, done, rerun, in_hardirq() && is_idle_task(current));
 	return ret;
 }
 
@@ -214,39 +222,6 @@ static enum hrtimer_restart xbf_poll_timer(struct hrtimer *t)
 }
 
 /*
- * Whether @rq continues one of the ring's recent requests: a sequential
- * stream, whose next bios merge into a request held back a little.
- * Random I/O gains nothing from waiting: the budget leaves it alone.
- * A request that ends where a recent one starts counts too: 6.1's plug
- * hands its requests to ->queue_rqs() last first, so the parts of one
- * large split bio arrive in descending order.
- */
-static void xbf_seq_note(struct xbf_ring *ring, struct request *rq)
-{
-	struct xbf_info *info = ring->info;
-	sector_t pos = blk_rq_pos(rq), end = pos + blk_rq_sectors(rq);
-	unsigned int i, next, score = READ_ONCE(info->seq_score);
-	bool hit = false;
-
-	lockdep_assert_held(&ring->lock);
-	if (end == pos)
-		return;
-	for (i = 0; i < XBF_SEQ_STREAMS; i++)
-		hit |= ring->seq_ends[i] == pos || ring->seq_starts[i] == end;
-	ring->seq_ends[ring->seq_next] = end;
-	ring->seq_starts[ring->seq_next] = pos;
-	ring->seq_next = (ring->seq_next + 1) % XBF_SEQ_STREAMS;
-	/*
-	 * Moving average over about 16 requests.  Every ring of the disk
-	 * writes it: skip the store when it does not change (steady random or
-	 * sequential I/O), so that the shared line is not dirtied per request.
-	 */
-	next = score - score / 16 + (hit ? XBF_SEQ_ONE / 16 : 0);
-	if (next != score)
-		WRITE_ONCE(info->seq_score, next);
-}
-
-/*
  * Put a prepared request on the ring (not yet visible to the backend).
  * Only a ring with fewer slots than ids (xbf_ring.may_fill) can be full:
  * the request is turned away, and the next responses rerun the queue.
@@ -255,7 +230,7 @@ static blk_status_t xbf_ring_put(struct xbf_ring *ring, struct request *rq,
 				 struct blkif_request *breq, unsigned int id)
 {
 	struct blkif_front_ring *fr = &ring->front;
-	struct xbf_stats *st = ring->stats;
+	struct xbf_stats *st = &ring->stats;
 
 	lockdep_assert_held(&ring->lock);
 	if (unlikely(ring->broken)) {
@@ -274,8 +249,7 @@ static blk_status_t xbf_ring_put(struct xbf_ring *ring, struct request *rq,
 	*RING_GET_REQUEST(fr, fr->req_prod_pvt) = *breq;
 	fr->req_prod_pvt++;
 	ring->inflight[id] = rq;
-	xbf_req(rq)->sent = jiffies;
-	xbf_seq_note(ring, rq);
+	xbf_req(rq)->sent_ns = ktime_get_ns();
 
 	switch (req_op(rq)) {
 	case REQ_OP_READ:
@@ -311,7 +285,7 @@ static bool xbf_ring_push(struct xbf_ring *ring)
 	lockdep_assert_held(&ring->lock);
 	RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&ring->front, notify);
 	if (notify)
-		ring->stats->notify_out++;
+		ring->stats.notify_out++;
 	trace_xblkfront_push(ring, batch, notify);
 	return notify;
 }
@@ -502,12 +476,12 @@ void xbf_ring_look(struct xbf_ring *ring)
 /**
  * xbf_ring_oldest() - how many requests wait on a ring, and since when
  * @ring: the ring
- * @sent: set to the oldest one's xbf_req.sent if there is one
+ * @sent_ns: set to the oldest one's xbf_req.sent_ns if there is one
  *
  * Context: any; takes xbf_ring.lock.
  * Return: the number of requests in flight on @ring.
  */
-unsigned int xbf_ring_oldest(struct xbf_ring *ring, unsigned long *sent)
+unsigned int xbf_ring_oldest(struct xbf_ring *ring, u64 *sent_ns)
 {
 	unsigned int id, n = 0;
 	unsigned long flags;
@@ -518,8 +492,8 @@ unsigned int xbf_ring_oldest(struct xbf_ring *ring, unsigned long *sent)
 
 		if (!rq)
 			continue;
-		if (!n++ || time_before(xbf_req(rq)->sent, *sent))
-			*sent = xbf_req(rq)->sent;
+		if (!n++ || xbf_req(rq)->sent_ns < *sent_ns)
+			*sent_ns = xbf_req(rq)->sent_ns;
 	}
 	spin_unlock_irqrestore(&ring->lock, flags);
 	return n;
@@ -548,6 +522,7 @@ static void xbf_ring_free(struct xbf_ring *ring)
 {
 	struct xbf_info *info = ring->info;
 
+	/* sysfs.c removed queue-N/ before: no reader of the counters is left. */
 	if (ring->irq > 0) {
 		unbind_from_irqhandler(ring->irq, ring);	/* closes evtchn */
 		ring->irq = 0;
@@ -558,8 +533,6 @@ static void xbf_ring_free(struct xbf_ring *ring)
 	}
 	/* After the handler is gone: it is what starts the timer. */
 	hrtimer_cancel(&ring->poll_timer);
-	/* Last: the handler and the timer count in them. */
-	xbf_stats_del(ring);
 	if (ring->sring)
 		xenbus_teardown_ring((void **)&ring->sring,
 				     1U << info->neg.ring_order, ring->ring_refs);
@@ -614,20 +587,21 @@ static int xbf_ring_alloc(struct xbf_ring *ring, unsigned int order)
 	if (err < 0)
 		return err;
 	ring->irq = err;
-
-	return xbf_stats_add(ring);
+	return 0;
 }
 
 /**
  * xbf_rings_alloc() - set up the shared rings and event channels
- * @info: the disk
+ * @info: the disk, its parameters taken
  * @nr: number of rings (hardware queues)
  * @order: log2 of pages per ring
+ * @done: what each ring hands its answered requests to
  *
  * Context: process context, info->mutex held.
  * Return: 0 or a negative errno (nothing left allocated).
  */
-int xbf_rings_alloc(struct xbf_info *info, unsigned int nr, unsigned int order)
+int xbf_rings_alloc(struct xbf_info *info, unsigned int nr, unsigned int order,
+		    xbf_done_fn done)
 {
 	unsigned int i;
 	int err;
@@ -643,8 +617,9 @@ int xbf_rings_alloc(struct xbf_info *info, unsigned int nr, unsigned int order)
 	for (i = 0; i < nr; i++) {
 		info->rings[i].info = info;
 		info->rings[i].index = i;
-		info->rings[i].irq_batch = READ_ONCE(xbf_irq_batch);
-		info->rings[i].irq_wait_ns = (u64)READ_ONCE(xbf_irq_wait_us) *
+		info->rings[i].done = done;
+		info->rings[i].irq_batch = info->params.irq_batch;
+		info->rings[i].irq_wait_ns = (u64)info->params.irq_wait_us *
 					     NSEC_PER_USEC;
 		xblk_coalesce_reset(&info->rings[i].rsp_co);
 		hrtimer_setup(&info->rings[i].poll_timer, xbf_poll_timer,

@@ -19,14 +19,20 @@ struct xbf_stat_attr {
 	size_t offset;
 };
 
+/* queue-N/: a kobject of ours over the ring's counters. */
+struct xbf_stats_dir {
+	struct kobject kobj;
+	struct xbf_stats *st;
+};
+
 static ssize_t xbf_stat_show(struct kobject *kobj, struct attribute *attr,
 			     char *buf)
 {
-	struct xbf_stats *st = container_of(kobj, struct xbf_stats, kobj);
+	struct xbf_stats_dir *d = container_of(kobj, struct xbf_stats_dir, kobj);
 	struct xbf_stat_attr *sa = container_of(attr, struct xbf_stat_attr, attr);
 
 	return sysfs_emit(buf, "%llu\n",
-			  READ_ONCE(*(u64 *)((char *)st + sa->offset)));
+			  READ_ONCE(*(u64 *)((char *)d->st + sa->offset)));
 }
 
 static const struct sysfs_ops xbf_stat_ops = {
@@ -54,6 +60,7 @@ XBF_STAT(responses);
 XBF_STAT(errors);
 XBF_STAT(timer_polls);
 XBF_STAT(ring_stopped);
+XBF_STAT(idle_irqs);
 
 static struct attribute *xbf_stat_attrs[] = {
 	&xbf_stat_reads.attr,
@@ -71,13 +78,14 @@ static struct attribute *xbf_stat_attrs[] = {
 	&xbf_stat_errors.attr,
 	&xbf_stat_timer_polls.attr,
 	&xbf_stat_ring_stopped.attr,
+	&xbf_stat_idle_irqs.attr,
 	NULL
 };
 ATTRIBUTE_GROUPS(xbf_stat);
 
 static void xbf_stats_release(struct kobject *kobj)
 {
-	kfree(container_of(kobj, struct xbf_stats, kobj));
+	kfree(container_of(kobj, struct xbf_stats_dir, kobj));
 }
 
 static const struct kobj_type xbf_stats_ktype = {
@@ -86,45 +94,68 @@ static const struct kobj_type xbf_stats_ktype = {
 	.default_groups = xbf_stat_groups,
 };
 
-/**
- * xbf_stats_add() - allocate a ring's counters and show them as queue-N/
- * @ring: the ring
- *
- * Context: process context.
- * Return: 0 or a negative errno.
- */
-int xbf_stats_add(struct xbf_ring *ring)
+static void xbf_stats_del_one(struct xbf_ring *ring)
 {
-	struct xbf_stats *st;
-	int err;
-
-	st = kzalloc(sizeof(*st), GFP_KERNEL);
-	if (!st)
-		return -ENOMEM;
-	err = kobject_init_and_add(&st->kobj, &xbf_stats_ktype,
-				   &ring->info->xbdev->dev.kobj, "queue-%u",
-				   ring->index);
-	if (err) {
-		kobject_put(&st->kobj);
-		return err;
-	}
-	ring->stats = st;
-	return 0;
+	if (!ring->stats_dir)
+		return;
+	/* Returns once no show of it runs any more: the counters may go. */
+	kobject_del(ring->stats_dir);
+	kobject_put(ring->stats_dir);
+	ring->stats_dir = NULL;
 }
 
 /**
- * xbf_stats_del() - remove queue-N/ and drop the counters
- * @ring: the ring
+ * xbf_stats_add() - show every ring's counters as queue-N/
+ * @info: the disk, its rings allocated
  *
- * Context: process context.
+ * Context: process context, info->mutex held.
+ * Return: 0 or a negative errno (nothing shown then).
  */
-void xbf_stats_del(struct xbf_ring *ring)
+int xbf_stats_add(struct xbf_info *info)
 {
-	if (!ring->stats)
-		return;
-	kobject_del(&ring->stats->kobj);
-	kobject_put(&ring->stats->kobj);
-	ring->stats = NULL;
+	struct xbf_stats_dir *d;
+	unsigned int i;
+	int err;
+
+	lockdep_assert_held(&info->mutex);
+	for (i = 0; i < info->nr_rings; i++) {
+		struct xbf_ring *ring = &info->rings[i];
+
+		d = kzalloc(sizeof(*d), GFP_KERNEL);
+		if (!d) {
+			err = -ENOMEM;
+			goto out_del;
+		}
+		d->st = &ring->stats;
+		err = kobject_init_and_add(&d->kobj, &xbf_stats_ktype,
+					   &info->xbdev->dev.kobj, "queue-%u",
+					   ring->index);
+		if (err) {
+			kobject_put(&d->kobj);
+			goto out_del;
+		}
+		ring->stats_dir = &d->kobj;
+	}
+	return 0;
+
+out_del:
+	xbf_stats_del(info);
+	return err;
+}
+
+/**
+ * xbf_stats_del() - remove every ring's queue-N/
+ * @info: the disk
+ *
+ * Context: process context, info->mutex held; before the rings are freed.
+ */
+void xbf_stats_del(struct xbf_info *info)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&info->mutex);
+	for (i = 0; i < info->nr_rings; i++)
+		xbf_stats_del_one(&info->rings[i]);
 }
 
 /* --------------------- negotiated configuration ----------------------- */
@@ -165,7 +196,7 @@ XBF_DEV_ATTR(bounce, info->bounce);
 XBF_DEV_ATTR(flush, info->flush_op != 0);
 XBF_DEV_ATTR(discard, info->be.discard);
 
-/* Runtime-tunable: see xbf_budget_set_max(). */
+/* Runtime-tunable: see xbf_dispatch_set_max(). */
 static ssize_t max_inflight_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
 {
@@ -173,7 +204,7 @@ static ssize_t max_inflight_show(struct device *dev,
 
 	if (!info)
 		return -ENODEV;
-	return sysfs_emit(buf, "%u\n", READ_ONCE(info->max_inflight));
+	return sysfs_emit(buf, "%u\n", READ_ONCE(info->dp.max_inflight));
 }
 
 static ssize_t max_inflight_store(struct device *dev,
@@ -192,7 +223,7 @@ static ssize_t max_inflight_store(struct device *dev,
 	if (v > XBF_MAX_INFLIGHT)
 		return -ERANGE;
 	mutex_lock(&info->mutex);
-	xbf_budget_set_max(info, v);
+	xbf_dispatch_set_max(info, v);
 	mutex_unlock(&info->mutex);
 	return count;
 }
@@ -205,7 +236,7 @@ static ssize_t budget_denied_show(struct device *dev,
 
 	if (!info)
 		return -ENODEV;
-	return sysfs_emit(buf, "%lu\n", atomic_long_read(&info->budget_denied));
+	return sysfs_emit(buf, "%lu\n", atomic_long_read(&info->dp.denied));
 }
 static DEVICE_ATTR_RO(budget_denied);
 
@@ -217,11 +248,11 @@ static ssize_t budget_held_show(struct device *dev,
 
 	if (!info)
 		return -ENODEV;
-	return sysfs_emit(buf, "%d\n", atomic_read(&info->inflight_now));
+	return sysfs_emit(buf, "%d\n", atomic_read(&info->dp.inflight));
 }
 static DEVICE_ATTR_RO(budget_held);
 
-/* The bound a stream gets now: max_inflight, or min_inflight's choice. */
+/* The bound a sequential stream gets now: the window (dispatch.c). */
 static ssize_t budget_bound_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
 {
@@ -229,7 +260,7 @@ static ssize_t budget_bound_show(struct device *dev,
 
 	if (!info)
 		return -ENODEV;
-	return sysfs_emit(buf, "%u\n", xbf_stream_bound(info));
+	return sysfs_emit(buf, "%u\n", xbf_dispatch_window(info));
 }
 static DEVICE_ATTR_RO(budget_bound);
 

@@ -19,8 +19,9 @@
  *                        Connected as above, and the requests are sent again
  *
  * Every key the backend writes is parsed by include/xblk/xenstore.h; a
- * malformed or out-of-range value ends in xbf_fatal(), which logs it (rate
- * limited per disk) and closes the device.  A backend that failed us is
+ * malformed or out-of-range value ends in xbf_fatal() (log.c), which logs
+ * it (rate limited per disk) and closes the device.  What the disk does
+ * when its backend fails or goes away is recovery.c's.  A backend that failed us is
  * not parsed again until we reconnect: it cannot make us log without end.
  */
 #include <linux/cpumask.h>
@@ -35,79 +36,6 @@
 
 /* Where disks are added (xbf_add_work()): never the xenwatch thread. */
 static struct workqueue_struct *xbf_wq;
-
-/**
- * xbf_fatal() - close the device for an error, logging it rate-limited
- * @info: the disk
- * @err: the errno to report
- * @fmt: what happened
- *
- * xenbus_dev_fatal() (log line, error node in xenstore, state Closing)
- * while this disk's error messages are within their rate limit, else only
- * the state change: a backend controls how often this runs.  A device
- * already Closed gets the message and the error node, not Closing again.
- *
- * Context: process context.
- */
-void xbf_fatal(struct xbf_info *info, int err, const char *fmt, ...)
-{
-	struct xenbus_device *dev = info->xbdev;
-	bool closed = dev->state == XenbusStateClosed;
-	va_list args;
-	char *msg;
-
-	if (!__ratelimit(&info->rs_err)) {
-		if (!closed)
-			xenbus_switch_state(dev, XenbusStateClosing);
-		return;
-	}
-	va_start(args, fmt);
-	msg = kvasprintf(GFP_KERNEL, fmt, args);
-	va_end(args);
-	if (closed)
-		xenbus_dev_error(dev, err, "%s", msg ?: fmt);
-	else
-		xenbus_dev_fatal(dev, err, "%s", msg ?: fmt);
-	kfree(msg);
-}
-
-static void xbf_error_work(struct work_struct *work)
-{
-	struct xbf_info *info = container_of(work, struct xbf_info, error_work);
-	bool killed;
-
-	mutex_lock(&info->mutex);
-	killed = xbf_disk_kill(info);
-	mutex_unlock(&info->mutex);
-	if (killed)
-		xbf_fatal(info, -EPROTO,
-			  "backend broke the blkif protocol; disk failed");
-}
-
-/**
- * xbf_fail() - report a protocol violation and fail the disk
- * @info: the disk
- * @fmt: what happened
- *
- * Logs (rate-limited per disk: a backend controls how often this runs)
- * and defers the state change to process context.
- *
- * Context: any.
- */
-void xbf_fail(struct xbf_info *info, const char *fmt, ...)
-{
-	struct va_format vaf;
-	va_list args;
-
-	if (__ratelimit(&info->rs_err)) {
-		va_start(args, fmt);
-		vaf.fmt = fmt;
-		vaf.va = &args;
-		dev_err(&info->xbdev->dev, "%s: %pV\n", info->name, &vaf);
-		va_end(args);
-	}
-	schedule_work(&info->error_work);
-}
 
 /* Our keys: the rings, the protocol, feature-persistent. */
 static int xbf_write_keys(struct xenbus_transaction xbt, void *arg)
@@ -143,12 +71,14 @@ static int xbf_talk(struct xbf_info *info)
 	}
 
 	mutex_lock(&info->mutex);
+	/* The parameters this connection works with, from here to its end. */
+	xbf_params_get(&info->params);
 	info->fl = (struct xblk_fe_limits){
-		.max_queues = READ_ONCE(xbf_max_queues),
+		.max_queues = info->params.max_queues,
 		.nr_cpus = num_online_cpus(),
-		.max_ring_order = READ_ONCE(xbf_max_ring_order),
-		.max_indirect_segs = READ_ONCE(xbf_max_indirect_segs),
-		.persistent = READ_ONCE(xbf_persistent),
+		.max_ring_order = info->params.max_ring_order,
+		.max_indirect_segs = info->params.max_indirect_segs,
+		.persistent = info->params.persistent,
 	};
 	nr = max(1U, min3(be_queues, info->fl.max_queues, info->fl.nr_cpus));
 	if (info->gd) {
@@ -160,19 +90,26 @@ static int xbf_talk(struct xbf_info *info)
 		info->fl.max_indirect_segs = max(info->fl.max_indirect_segs,
 						 info->disk_segs);
 	}
-	err = xbf_rings_alloc(info, nr, min(be_order, info->fl.max_ring_order));
+	err = xbf_rings_alloc(info, nr, min(be_order, info->fl.max_ring_order),
+			      xbf_complete_ring);
 	if (err)
 		goto out_unlock;
+	err = xbf_stats_add(info);
+	if (err)
+		goto out_free_rings;
 
 	err = xblk_xs_transact(xbf_write_keys, info);
-	if (err)
-		goto out_fatal;
+	if (err) {
+		xbf_fatal(info, err, "writing our keys");
+		goto out_del_stats;
+	}
 	mutex_unlock(&info->mutex);
 	xenbus_switch_state(dev, XenbusStateInitialised);
 	return 0;
 
-out_fatal:
-	xbf_fatal(info, err, "writing our keys");
+out_del_stats:
+	xbf_stats_del(info);
+out_free_rings:
 	xbf_rings_free(info);
 out_unlock:
 	mutex_unlock(&info->mutex);
@@ -265,7 +202,7 @@ static void xbf_choose_io(struct xbf_info *info)
 			 info->name);
 		trusted = false;
 	}
-	info->bounce = !READ_ONCE(xbf_trusted) || !trusted;
+	info->bounce = !info->params.trusted || !trusted;
 }
 
 /* Give back the grants xbf_pools_alloc() reserved for rings 0..@nr-1. */
@@ -590,8 +527,10 @@ static void xbf_remove(struct xenbus_device *dev)
 	flush_work(&info->add_work);
 	mutex_lock(&info->mutex);
 	xbf_disk_destroy(info);
-	if (info->rings)
+	if (info->rings) {
+		xbf_stats_del(info);
 		xbf_rings_free(info);
+	}
 	mutex_unlock(&info->mutex);
 	/* Interrupts until the rings went may have queued the works again. */
 	cancel_work_sync(&info->error_work);
@@ -636,6 +575,7 @@ static int xbf_resume(struct xenbus_device *dev)
 			replay = xbf_disk_suspend(info);
 		else
 			xbf_fail_inflight(info);	/* a dead disk's */
+		xbf_stats_del(info);
 		xbf_rings_free(info);
 	}
 	if (info->hq) {

@@ -45,17 +45,31 @@
 /* After this long without a pass the time between entries is forgotten. */
 #define XBLK_COALESCE_STALE_NS	1000000000ULL
 
+/*
+ * Events that found the CPU idle, as a share of XBLK_COALESCE_IDLE_ONE
+ * (moving average over about 16 events; a side that does not say, as
+ * xblkback does not, stays at 0).  From XBLK_COALESCE_IDLE_STOP on the
+ * side is waiting for its peer, not busy: an event saves it nothing, and
+ * an entry held for its batch only delays a closed loop (a guest whose
+ * random reads wait on a slow disk), so the batch is 1.
+ */
+#define XBLK_COALESCE_IDLE_ONE	256
+#define XBLK_COALESCE_IDLE_STOP	(XBLK_COALESCE_IDLE_ONE * 7 / 8)
+
 /**
  * struct xblk_coalesce - the coalescing state of one ring direction
  * @batch: entries to ask for before the next event, >= 1
  * @gap_ns: time between two entries, moving average (1/8 per pass the
  *	timer did not make); 0 while unknown
  * @last_ns: when the last pass took entries; 0: never, or not read
+ * @idle_share: events that found the CPU idle (XBLK_COALESCE_IDLE_ONE:
+ *	all), see xblk_coalesce_idle()
  */
 struct xblk_coalesce {
 	unsigned int batch;
 	u32 gap_ns;
 	u64 last_ns;
+	unsigned int idle_share;
 };
 
 /**
@@ -80,6 +94,20 @@ static inline void xblk_coalesce_reset(struct xblk_coalesce *c)
 	c->batch = 1;
 	c->gap_ns = 0;
 	c->last_ns = 0;
+	c->idle_share = 0;
+}
+
+/**
+ * xblk_coalesce_idle() - note whether an event found the CPU idle
+ * @c: state
+ * @idle: the event interrupted the idle task
+ *
+ * Called for each event, before xblk_coalesce_pass().
+ */
+static inline void xblk_coalesce_idle(struct xblk_coalesce *c, bool idle)
+{
+	c->idle_share = c->idle_share - c->idle_share / 16 +
+			(idle ? XBLK_COALESCE_IDLE_ONE / 16 : 0);
 }
 
 /**
@@ -150,6 +178,9 @@ static inline void xblk_coalesce_pass(struct xblk_coalesce *c, u64 now_ns,
 		if (outstanding / XBLK_COALESCE_SHARE > batch)
 			batch = outstanding / XBLK_COALESCE_SHARE;
 	}
+	/* Waiting, not busy: nothing to save, a closed loop to delay. */
+	if (c->idle_share >= XBLK_COALESCE_IDLE_STOP)
+		batch = 1;
 	c->batch = max_t(unsigned int, 1, min(batch, max));
 }
 

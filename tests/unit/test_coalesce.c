@@ -387,3 +387,34 @@ XTEST(coalesce_open_stream_batches)
 	CHECK(on.timers * 20 <= on.taken);
 }
 
+
+/*
+ * Events that keep finding the CPU idle (a guest waiting on a slow disk)
+ * stop the batching: nothing to save, a closed loop to delay.  A busy CPU
+ * brings it back.
+ */
+XTEST(coalesce_idle_stops_batching)
+{
+	struct xblk_coalesce c;
+	unsigned int i;
+
+	xblk_coalesce_reset(&c);
+	for (i = 0; i < 8; i++)
+		xblk_coalesce_pass(&c, 1000 + i * 1000, 8, 64, XBLK_PASS_EVENT, 10);
+	CHECK(c.batch > 1);
+	for (i = 0; i < 64; i++) {
+		xblk_coalesce_idle(&c, true);
+		xblk_coalesce_pass(&c, 100000 + i * 1000, 8, 64,
+				   XBLK_PASS_EVENT, 10);
+	}
+	CHECK(c.idle_share >= XBLK_COALESCE_IDLE_STOP);
+	CHECK_EQ(c.batch, 1);
+	/* half the events busy: below the threshold, the batch grows again */
+	for (i = 0; i < 64; i++) {
+		xblk_coalesce_idle(&c, i & 1);
+		xblk_coalesce_pass(&c, 200000 + i * 1000, 8, 64,
+				   XBLK_PASS_EVENT, 10);
+	}
+	CHECK(c.idle_share < XBLK_COALESCE_IDLE_STOP);
+	CHECK(c.batch > 1);
+}

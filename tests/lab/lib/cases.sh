@@ -336,8 +336,9 @@ c_qdisk() {
 
 # c_sched: write+verify under every I/O scheduler the guest has (none, mq-deadline, kyber,
 # bfq), then, with xblkfront, sequential 4 KiB reads from 4 jobs must merge at the disk
-# (the dispatch budget keeps requests in the block layer), and a runtime change of
-# xblk/max_inflight takes effect (budget_denied grows under a budget of 2)
+# (the window keeps requests in the block layer), a runtime ceiling (xblk/max_inflight)
+# takes effect, random reads are not held back, and the window follows the device
+# (c_sched_window)
 c_sched() {
 	local s scheds done_s="" merged d0 d1
 	be_use "$BACK" || return 1
@@ -371,88 +372,62 @@ c_sched() {
 	# disk slow enough for requests to pile up behind it.)
 	d0=$(grep -E '^[0-9]+$' "$G_OUT" | head -1) d1=$(grep -E '^[0-9]+$' "$G_OUT" | sed -n 2p)
 	case_note "max_inflight 2 -> 0 at runtime with write+verify, budget_denied $d0 -> $d1, 5000 refused"
-	# adaptive_budget: random reads under a budget of 2 are not held back (a few refusals
-	# while the score of a sequential run before decays); without it they are. On a disk
-	# that takes 2 ms per request (null_blk's timer), so that requests pile up behind the
-	# budget whatever the lab's speed: on nullb0 a starved guest kept 2 or fewer in flight.
+	# adaptive_budget (default Y, taken at connect): random reads under a ceiling of 2 are not
+	# held back (a few refusals while the score of a sequential run before decays); a
+	# sequential stream is, and merges. On a disk that takes 2 ms per request (null_blk's
+	# timer), so that requests pile up behind the bound whatever the lab's speed.
 	nullb_make nullbsched size=256 irqmode=2 completion_nsec=2000000 hw_queue_depth=64 ||
 		{ case_fail "cannot make a 2 ms null_blk"; return 1; }
 	disk_attach "$G" nullbsched xvdc || return 1
-	g_ok -t 150 "$G" "d=/sys/block/xvdc/device/xblk p=/sys/module/xblkfront/parameters/adaptive_budget
+	g_ok -t 150 "$G" "d=/sys/block/xvdc/device/xblk
 		echo 2 > \$d/max_inflight || exit 1
-		for a in Y N; do
-			echo \$a > \$p || exit 1
-			fio --name=s --filename=/dev/xvdc --ioengine=libaio --direct=1 --rw=read --bs=4k \
-				--iodepth=32 --size=2M > /dev/null || exit 1
-			read -r -a s0 < /sys/block/xvdc/stat; b0=\$(cat \$d/budget_denied)
-			fio --name=r --filename=/dev/xvdc --ioengine=libaio --direct=1 --rw=randread --bs=4k \
-				--iodepth=32 --runtime=3 --time_based > /dev/null || exit 1
-			read -r -a s1 < /sys/block/xvdc/stat
-			echo adaptive_\$a=\$((\$(cat \$d/budget_denied) - b0)) reads_\$a=\$((s1[0] - s0[0]))
-		done
-		echo Y > \$p; echo 0 > \$d/max_inflight" || { case_fail "adaptive_budget at runtime"; return 1; }
-	local dy=$(g_field adaptive_Y) ry=$(g_field reads_Y) dn=$(g_field adaptive_N) rn=$(g_field reads_N)
-	[ "${ry:-0}" -gt 0 ] && [ "$((${dy:-1} * 20))" -lt "$ry" ] ||
-		case_fail "adaptive_budget=Y: random reads were refused budget $dy times in $ry reads"
-	# (each completion lets one more in and the next is refused: about one refusal per read)
-	[ "${rn:-0}" -gt 0 ] && [ "$((${dn:-0} * 10))" -ge "$rn" ] ||
-		case_fail "adaptive_budget=N: random reads were refused budget only $dn times in $rn reads"
-	case_note "random 4k reads, max_inflight 2: refused $dy times in $ry reads adaptive, $dn in $rn fixed"
-	c_sched_gate || return 1
-	c_sched_min
-}
-
-# min_inflight: xblk/budget_bound is max_inflight while it is off; with it on, write+verify
-# passes and sequential reads held back by the budget leave the bound within
-# [min_inflight, max_inflight]; out-of-range values are refused. (Whether the bound falls
-# or rises depends on whether the lab's guest is busy or idle: bench.rst measures that.)
-c_sched_min() {
-	local b0 b1 b2
-	g_ok -t 200 "$G" "d=/sys/block/xvdc/device/xblk p=/sys/module/xblkfront/parameters/min_inflight
-		echo 16 > \$d/max_inflight || exit 1
-		echo bound_off=\$(cat \$d/budget_bound)
-		echo 4 > \$p || exit 1
-		off() { echo 0 > \$p; echo 0 > \$d/max_inflight; exit 1; }
-		fio_verify /dev/xvdc 2M 4M || off
+		echo bound=\$(cat \$d/budget_bound)
+		fio --name=s --filename=/dev/xvdc --ioengine=libaio --direct=1 --rw=read --bs=4k \
+			--iodepth=32 --size=2M > /dev/null || exit 1
+		read -r -a s0 < /sys/block/xvdc/stat; b0=\$(cat \$d/budget_denied)
+		fio --name=r --filename=/dev/xvdc --ioengine=libaio --direct=1 --rw=randread --bs=4k \
+			--iodepth=32 --runtime=3 --time_based > /dev/null || exit 1
+		read -r -a s1 < /sys/block/xvdc/stat; b1=\$(cat \$d/budget_denied)
 		fio --name=m --filename=/dev/xvdc --ioengine=libaio --direct=1 --rw=read --bs=4k \
 			--numjobs=4 --iodepth=32 --iodepth_batch_submit=16 --runtime=3 --time_based \
-			--group_reporting > /dev/null || off
-		echo bound_on=\$(cat \$d/budget_bound) denied=\$(cat \$d/budget_denied)
-		! echo 5000 > \$p 2>/dev/null || off
-		echo 0 > \$p; echo bound_after=\$(cat \$d/budget_bound); echo 0 > \$d/max_inflight" ||
-		{ case_fail "min_inflight: write+verify, reads or a refused value"; return 1; }
-	b0=$(g_field bound_off) b1=$(g_field bound_on) b2=$(g_field bound_after)
-	[ "$b0" = 16 ] && [ "$b2" = 16 ] ||
-		case_fail "min_inflight off: budget_bound $b0 / $b2, not max_inflight (16)"
-	[ -n "$b1" ] && [ "$b1" -ge 4 ] && [ "$b1" -le 16 ] ||
-		case_fail "min_inflight 4: budget_bound ${b1:-?} outside [4, 16]"
-	case_note "2 ms disk, max_inflight 16, min_inflight 4: budget_bound $b0 off, $b1 after 4 seq 4k read jobs (budget refusals so far $(g_field denied)), $b2 off again; 5000 refused"
+			--group_reporting > /dev/null || exit 1
+		read -r -a s2 < /sys/block/xvdc/stat
+		echo rand_denied=\$((b1 - b0)) rand_reads=\$((s1[0] - s0[0])) \
+			seq_denied=\$((\$(cat \$d/budget_denied) - b1)) seq_merged=\$((s2[1] - s1[1]))
+		echo 0 > \$d/max_inflight" || { case_fail "a ceiling of 2 at runtime"; return 1; }
+	local dy=$(g_field rand_denied) ry=$(g_field rand_reads) ds=$(g_field seq_denied)
+	local ms=$(g_field seq_merged)
+	expect "xblk/budget_bound under a ceiling of 2" "$(g_field bound)" 2
+	[ "${ry:-0}" -gt 0 ] && [ "$((${dy:-1} * 20))" -lt "$ry" ] ||
+		case_fail "random reads under a ceiling of 2 were refused budget $dy times in $ry reads"
+	[ "${ds:-0}" -gt 0 ] && [ "${ms:-0}" -gt 0 ] ||
+		case_fail "sequential reads under a ceiling of 2: refused ${ds:-?} times, ${ms:-?} merged"
+	case_note "ceiling 2: random 4k reads refused $dy times in $ry; 4 sequential jobs refused $ds times, $ms merged"
+	c_sched_window
 }
 
-# gate_queues: the same 2 ms disk under a budget of 4, first held back by refusing budget,
-# then by stopping the hardware queues: write+verify passes both ways, with the gate budget is
-# refused (while the queues are stopped), and 4 jobs of sequential 4 KiB reads merge (how
-# much each way is noted: the point of the gate is where held-back requests wait)
-c_sched_gate() {
-	local g m
-	g_ok -t 200 "$G" "d=/sys/block/xvdc/device/xblk p=/sys/module/xblkfront/parameters/gate_queues
-		echo 4 > \$d/max_inflight || exit 1
-		for g in N Y; do
-			echo \$g > \$p || exit 1
-			b0=\$(cat \$d/budget_denied)
-			fio_verify /dev/xvdc 2M 4M || exit 1
-			read -r -a s0 < /sys/block/xvdc/stat
-			fio --name=m --filename=/dev/xvdc --ioengine=libaio --direct=1 --rw=read --bs=4k \
-				--numjobs=4 --iodepth=32 --iodepth_batch_submit=16 --runtime=3 --time_based \
-				--group_reporting > /dev/null || exit 1
-			read -r -a s1 < /sys/block/xvdc/stat
-			echo denied_\$g=\$((\$(cat \$d/budget_denied) - b0)) merged_\$g=\$((s1[1] - s0[1])) reads_\$g=\$((s1[0] - s0[0]))
-		done
-		echo N > \$p; echo 0 > \$d/max_inflight" || { case_fail "gate_queues: write+verify or reads"; return 1; }
-	g=$(g_field denied_Y) m=$(g_field merged_Y)
-	[ "${g:-0}" -gt 0 ] || case_fail "gate_queues=Y: budget never refused (the gate never closed)"
-	[ "${m:-0}" -gt 0 ] || case_fail "gate_queues=Y: sequential reads did not merge"
-	case_note "2 ms disk, max_inflight 4, 4 seq 4k read jobs: budget refusals $(g_field denied_N) / $g, reads $(g_field reads_N) / $(g_field reads_Y) with $(g_field merged_N) / $m merged (gate N / Y)"
+# the window (inflight_control, default Y) follows the device: on a disk that serves 16
+# requests at once, 20 ms each (slow enough for the lab's guest to keep it busy), 8 sequential
+# jobs of 32 settle it near 16 (plus the few it keeps queued), not at the 256 they offer, and
+# their requests merge; a ceiling of 12 then caps it
+c_sched_window() {
+	local w c m
+	nullb_make nullbwin size=256 irqmode=2 completion_nsec=20000000 hw_queue_depth=16 ||
+		{ case_fail "cannot make a 16-tag null_blk"; return 1; }
+	disk_attach "$G" nullbwin xvdd || return 1
+	g_ok -t 150 "$G" "d=/sys/block/xvdd/device/xblk; read -r -a s0 < /sys/block/xvdd/stat
+		fio --name=w --filename=/dev/xvdd --ioengine=libaio --direct=1 --rw=read --bs=4k \
+			--numjobs=8 --iodepth=32 --runtime=8 --time_based --group_reporting > /dev/null || exit 1
+		read -r -a s1 < /sys/block/xvdd/stat
+		echo window=\$(cat \$d/budget_bound) merged=\$((s1[1] - s0[1])) reads=\$((s1[0] - s0[0]))
+		echo 12 > \$d/max_inflight && echo capped=\$(cat \$d/budget_bound) && echo 0 > \$d/max_inflight" ||
+		{ case_fail "sequential reads on the 16-tag disk"; return 1; }
+	w=$(g_field window) c=$(g_field capped) m=$(g_field merged)
+	[ -n "$w" ] && [ "$w" -ge 12 ] && [ "$w" -le 40 ] ||
+		case_fail "the window on a 16-tag disk is ${w:-?}, not near 16 (12..40)"
+	[ -n "$c" ] && [ "$c" -le 12 ] || case_fail "the window under a ceiling of 12 is ${c:-?}"
+	[ "${m:-0}" -gt 0 ] || case_fail "held-back sequential reads did not merge"
+	case_note "16-tag 20 ms disk, 8 seq jobs x 32: window $w, $(g_field reads) reads, $m merged; ceiling 12: window $c"
 }
 
 # c_bounce (xblkfront): trusted=0 against a backend without persistent grants: the data goes

@@ -36,8 +36,14 @@ typedef int16_t s16;
 #define min_t(t, a, b)		min((t)(a), (t)(b))
 #define max_t(t, a, b)		max((t)(a), (t)(b))
 #define clamp_t(t, v, lo, hi)	min_t(t, max((t)(v), (t)(lo)), hi)
+#define clamp(v, lo, hi)	min(max(v, lo), hi)
 
 static inline u64 div_u64(u64 dividend, u32 divisor)
+{
+	return dividend / divisor;
+}
+
+static inline u64 div64_u64(u64 dividend, u64 divisor)
 {
 	return dividend / divisor;
 }
