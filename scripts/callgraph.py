@@ -27,12 +27,6 @@ import re
 import subprocess
 import sys
 
-# blkfront/ is being restructured into a one-way stack (issue 32): until
-# that lands its circles and long files are printed as known and do not
-# fail.  Set to True once blkfront/ has no circle and no .c file over
-# MAX_LINES, so that it stays that way.
-BLKFRONT_STRICT = False
-
 MAX_LINES = 800
 
 # Circles a directory may have, each as the set of its files.
@@ -42,10 +36,6 @@ ALLOWED = {
 }
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def strict(d):
-    return d != 'blkfront' or BLKFRONT_STRICT
 
 
 def definitions(d, files):
@@ -204,8 +194,7 @@ def check(d):
     bad = 0
     for c in cycles:
         allowed = set(c) in ALLOWED.get(d, [])
-        how = 'allowed' if allowed else \
-            'FAIL' if strict(d) else 'known, issue 32 in progress'
+        how = 'allowed' if allowed else 'FAIL'
         print(f'  circle ({how}): ' + ' <-> '.join(c))
         for (a, b) in sorted(edges):
             if a in c and b in c:
@@ -215,14 +204,13 @@ def check(d):
         if not allowed:
             bad += 1
     for f, n in long_files(d, files):
-        how = 'FAIL' if strict(d) else 'known, issue 32 in progress'
-        print(f'  too long ({how}): {f} has {n} lines (at most {MAX_LINES})')
+        print(f'  too long (FAIL): {f} has {n} lines (at most {MAX_LINES})')
         bad += 1
     if not bad:
         print(f'  {d}/: one-way, no circle'
               f'{" but the allowed" if cycles else ""}, '
               f'no .c file over {MAX_LINES} lines')
-    return bad if strict(d) else 0
+    return bad
 
 
 def main():
@@ -233,9 +221,7 @@ def main():
     if bad:
         print(f'callgraph: {bad} problem(s)')
         return 1
-    print('callgraph: ok' + ('' if BLKFRONT_STRICT or 'blkfront' not in dirs
-                             else ' (blkfront/ not enforced yet: '
-                             'BLKFRONT_STRICT in scripts/callgraph.py)'))
+    print('callgraph: ok')
     return 0
 
 
