@@ -14,11 +14,12 @@ fail=0
 # counted STEP CMD...: CMD's output as it comes; its "<step>: N passed, N
 # failed" line (else its exit status, as one check) into the sum
 counted() {
-	local out rc p f
+	local step=$1 out rc p f
+	shift
 	out=$(mktemp)
 	"$@" 2>&1 | tee "$out"
 	rc=${PIPESTATUS[0]}
-	read -r p f < <(sed -nE "s/^$1: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p" "$out" | tail -n 1)
+	read -r p f < <(sed -nE "s/^$step: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p" "$out" | tail -n 1)
 	rm -f "$out"
 	if [ -z "${p:-}" ]; then
 		if [ "$rc" = 0 ]; then p=1 f=0; else p=0 f=1; fi

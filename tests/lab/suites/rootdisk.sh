@@ -276,6 +276,15 @@ rd_backend() {
 	modprobe "$1" || { case_fail "dom0: modprobe $1 failed"; return 1; }
 }
 
+# rd_reboot DRIVER TAG: the guest halted and booted again from its disk (its newest kernel),
+# root on DRIVER (rd_driver), and the data written so far plus TAG's checked (rd_data)
+rd_reboot() {
+	rd_halt
+	rd_boot || return 1
+	rd_driver "$1" || return 1
+	rd_data "$2"
+}
+
 # pvgrub_boot KVER BACKEND: one boot through pvgrub (one try: guest_create would try twice);
 # a note says how it went
 pvgrub_boot() {
@@ -313,11 +322,8 @@ c_upgrade() {
 		{ case_fail "DKMS install for $k (line ${n1:-none}) not before its initramfs (line ${n2:-none})"; return 1; }
 	case_note "DKMS built for $k before its initramfs was made"
 	rd_initramfs "$k" yes || return 1
-	rd_halt
-	rd_boot || return 1
+	rd_reboot xblkfront upgrade || return 1
 	expect "the kernel booted" "$RD_KVER" "$k" || return 1
-	rd_driver xblkfront || return 1
-	rd_data upgrade || return 1
 	RD_OK=upgrade
 }
 
@@ -336,10 +342,7 @@ c_remove() {
 		rd_initramfs "$k" no || return 1
 	done
 	case_note "every initramfs without xblkfront and the blacklist"
-	rd_halt
-	rd_boot || return 1
-	rd_driver vbd || return 1
-	rd_data remove || return 1
+	rd_reboot vbd remove || return 1
 	RD_OK=remove
 }
 
@@ -366,10 +369,7 @@ c_source() {
 	rd_initramfs "$RD_KVER" yes || return 1
 	[ -n "$k6" ] && { rd_initramfs "$k6" no || return 1; }
 	case_note "make install for $RD_KVER; $k6's initramfs keeps xen-blkfront, without the blacklist"
-	rd_halt
-	rd_boot || return 1
-	rd_driver xblkfront || return 1
-	rd_data source || return 1
+	rd_reboot xblkfront source || return 1
 }
 
 run_case firstboot c_firstboot
