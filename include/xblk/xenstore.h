@@ -440,13 +440,13 @@ static inline int xblk_parse_be_info(xblk_read_fn read, void *ctx,
 }
 
 /*
- * Grant references below this are reserved (Xen's public grant_table.h:
- * GNTTAB_NR_RESERVED_ENTRIES): the toolstack pre-fills 0 and 1 with the
- * guest's console and xenstore pages, granted to dom0.  No frontend
- * allocates them, and a ring-ref naming one would have the backend map the
- * console page as a ring.
+ * A ring-ref below this names a page the toolstack granted for the guest
+ * (Xen's public grant_table.h: 0 its console, 1 its xenstore page), never a
+ * ring.  The rest of GNTTAB_NR_RESERVED_ENTRIES (2-7) is reserved only by
+ * convention, and GRUB's PV disk driver (pvgrub) grants its ring as 2, so
+ * those are accepted: a reference the guest did not grant fails to map.
  */
-#define XBLK_GREF_FIRST		8
+#define XBLK_GREF_FIRST		2
 
 /**
  * struct xblk_fe_ring - the ring configuration a frontend asks for

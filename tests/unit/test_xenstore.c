@@ -1161,6 +1161,10 @@ XTEST(fe_queue_refs)
 	fxs_set(&x, refs[0], NULL);
 	CHECK_EQ(fe_queue(&x, 1, true, &fq, &bad), -ENOENT);
 	CHECK_STR(bad, "ring-ref0");
+	/* 2 is pvgrub's ring (0 and 1: fe_queue_bad_values) */
+	fxs_set(&x, XBLK_KEY_RING_REF, "2");
+	CHECK_EQ(fe_queue(&x, 0, false, &fq, &bad), 0);
+	CHECK_EQ(fq.grefs[0], 2);
 }
 
 XTEST(fe_queue_ring_ref15)
@@ -1197,7 +1201,6 @@ XTEST(fe_queue_bad_values)
 		{ XBLK_KEY_RING_REF, NULL, -ENOENT },
 		{ XBLK_KEY_RING_REF, "0", -ERANGE },	/* the console page */
 		{ XBLK_KEY_RING_REF, "1", -ERANGE },	/* the xenstore page */
-		{ XBLK_KEY_RING_REF, "7", -ERANGE },
 		{ XBLK_KEY_RING_REF, "4294967296", -ERANGE },
 		{ XBLK_KEY_RING_REF, "300abc", -EINVAL },
 		{ XBLK_KEY_RING_REF, "0x300", -EINVAL },
