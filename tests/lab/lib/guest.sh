@@ -405,6 +405,9 @@ bench_fio() {
 		"fe_irq=$((i1 - i0)) fe_notify_out=$((f1[0] - f0[0])) fe_notify_in=$((f1[1] - f0[1]))" \
 		"fe_spurious=$((f1[2] - f0[2])) fe_req=$((f1[3] + f1[4] - f0[3] - f0[4]))" \
 		"fe_timer_polls=$((f1[5] - f0[5]))" \
+		"fe_window=$(cat "/sys/block/$d/device/xblk/budget_bound" 2>/dev/null || echo -)" \
+		"fe_denied=$(cat "/sys/block/$d/device/xblk/budget_denied" 2>/dev/null || echo -)" \
+		"fe_idle_irqs=$(fe_queue_sum "$d" idle_irqs)" \
 		"fe_irq_cpu=$(irqcpu_delta "$c0" "$c1")" \
 		"fe_irq_aff=$(irqaff "$re")" \
 		"g_vcpu=$(awk 'NR == FNR { b[$1] = $2 + $3 + $4 + $7 + $8; next }
