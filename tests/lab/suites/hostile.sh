@@ -440,7 +440,7 @@ c_ringstart() {
 	slow_disk || return 1
 	be_use "$BACK" || return 1
 	[ -n "${G_DOMID[$v]}" ] || guest_create "$v" 2 384 || { case_fail "could not create guest $v"; return 1; }
-	[ -n "${G_DOMID[$q]}" ] || guest_create "$q" 1 256 || { case_fail "could not create guest $q"; return 1; }
+	[ -n "${G_DOMID[$q]}" ] || guest_create "$q" 1 384 || { case_fail "could not create guest $q"; return 1; }
 	fe_use "$v" xen-blkfront && fe_use "$q" xen-blkfront || return 1
 	timed_attach "$q" || { case_fail "xl block-attach $q failed on an idle dom0"; return 1; }
 	tb=$ATT_T
