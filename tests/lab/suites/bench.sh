@@ -203,7 +203,7 @@ bench_setup() {
 		for d in ${DEVS//,/ }; do
 			read -r ns tags <<< "$(dev_spec "$d")" && [ -n "$tags" ] ||
 				{ log "devs: '$d' is not LAT-TAGS (10ms-256)"; return 1; }
-			nullb_cfg "$(unit_dev "r2-$d/x")" irqmode=2 completion_nsec="$ns" hw_queue_depth="$tags" ||
+			nullb_make "$(unit_dev "r2-$d/x")" size=1024 memory_backed=0 irqmode=2 completion_nsec="$ns" hw_queue_depth="$tags" ||
 				{ log "cannot create the null_blk for $d"; return 1; }
 			log "$(unit_dev "r2-$d/x"): completion $ns ns, $(cat "/sys/block/$(unit_dev "r2-$d/x")/queue/nr_requests") tags," \
 				"$(cat "/sys/block/$(unit_dev "r2-$d/x")/queue/max_sectors_kb") KiB max"
