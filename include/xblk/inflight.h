@@ -132,7 +132,14 @@ static inline void xblk_inflight_step(struct xblk_inflight *c, u64 rtt)
 {
 	u64 excess, queued;
 
-	if (!c->base_ns || rtt < c->base_ns)
+	/*
+	 * At the smallest window the window queues nothing: what an epoch
+	 * takes there is the path's own latency (larger requests than when
+	 * base was probed, a busier CPU), the base to compare with.
+	 * Otherwise a window that fell to its minimum on a stale base stays
+	 * there.
+	 */
+	if (!c->base_ns || rtt < c->base_ns || c->window == c->min)
 		c->base_ns = rtt;
 	/* The share queued, as a fraction of 1 << 10. */
 	queued = div64_u64((rtt - c->base_ns) << 10, rtt);

@@ -64,6 +64,32 @@ XTEST(inflight_grows_only_when_limited)
 }
 
 /*
+ * A window at its minimum on a base that no longer holds (probed with
+ * small requests; now each takes 13 % longer on the path, a share that
+ * neither grows nor cuts): the minimum's own latency becomes base, and
+ * the window grows again.
+ */
+XTEST(inflight_minimum_rebases)
+{
+	struct xblk_inflight c;
+	u64 t = 1;
+	unsigned int e, i;
+
+	xblk_inflight_init(&c, 8, 8, 256);
+	c.base_ns = 2000000;
+	xblk_inflight_epoch(&c, t);
+	for (e = 0; e < 12; e++) {
+		c.limited = true;
+		for (i = 0; i < 16; i++)
+			xblk_inflight_sample(&c, 2270000);
+		t += 2270000;
+		xblk_inflight_epoch(&c, t);
+	}
+	CHECK_EQ(c.base_ns, 2270000);
+	CHECK(c.window > 8);
+}
+
+/*
  * The model: a closed loop of @outstanding I/Os (fio's jobs x iodepth) of
  * one sequential stream.  I/Os not in flight wait in the guest, where up to
  * @merge of them make one request.  Each request costs the one CPU
