@@ -372,13 +372,13 @@ c_source() {
 	rd_reboot xblkfront source || return 1
 }
 
-run_case firstboot c_firstboot
-run_case xentop c_xentop
-[ "${XLAB_PVGRUB:-}" = 1 ] && run_case pvgrub c_pvgrub
+want firstboot && run_case firstboot c_firstboot
+want xentop && run_case xentop c_xentop
+[ "${XLAB_PVGRUB:-}" = 1 ] && want pvgrub && run_case pvgrub c_pvgrub
 if long_only upgrade; then
-	run_case upgrade c_upgrade
-	run_case remove c_remove
-	run_case source c_source
+	want upgrade && run_case upgrade c_upgrade
+	want remove && run_case remove c_remove
+	want source && run_case source c_source
 else
 	case_skip remove "make test-long only (CI's time budget)"
 	case_skip source "make test-long only (CI's time budget)"
