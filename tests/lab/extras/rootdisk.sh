@@ -14,8 +14,8 @@ extra_prep() {
 	local t=$SECONDS up=--upgrade deb missing
 	[ "$(xlab_str tier "")" = ci ] && up=
 	rm -f "$OUT/rootdisk.img"
-	# (pvgrub=1: the suite's pvgrub case boots Debian's pvgrub image from grub-xen-host)
-	missing=$(pkg_missing $ROOTDISK_PKGS $([ "$(xlab_str pvgrub "")" = 1 ] && echo grub-xen-host) | tr '\n' ' ')
+	# (the suite's pvgrub case boots Debian's pvgrub image from grub-xen-host; pvgrub=0: not)
+	missing=$(pkg_missing $ROOTDISK_PKGS $([ "$(xlab_str pvgrub 1)" != 0 ] && echo grub-xen-host) | tr '\n' ' ')
 	# shellcheck disable=SC2086 # (a list)
 	[ -n "${missing// /}" ] && apt_install $missing
 	say "rootdisk: the xblk-dkms package and the guest's root disk (tests/lab/tools/rootdisk.sh)"
