@@ -56,10 +56,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 kdirs=${XBLK_CACHE:-/var/cache/xblk}/kdirs
 logdir=$root/build/test-package
 TOOLS=(dkms openssl debhelper dpkg-dev rsync initramfs-tools)
+PKG=xblk-dkms
 # what the package installs outside /usr/src (and the 0.1 package's conffile)
 CONF=(/lib/modprobe.d/$PKG.conf /usr/share/initramfs-tools/hooks/xblk
       /etc/kernel/header_postinst.d/$PKG /etc/modprobe.d/$PKG.conf)
-PKG=xblk-dkms
 MODS=(xblkfront xblkback)
 declare -A ALIAS=([xblkfront]=xen:vbd [xblkback]=xen-backend:vbd)
 declare -A INTREE=([xblkfront]=xen_blkfront [xblkback]=xen_blkback)
@@ -321,6 +321,13 @@ for t in "${trees[@]}"; do
 	kver=${t##* }
 	f=$(modinfo -k "$kver" -n xblkfront 2>/dev/null)
 	[ -n "$f" ] || continue
+	# DKMS signs with the kernel's scripts/sign-file, which installed
+	# headers have; the 6.12 tree here is unpacked in the cache
+	# (--kernelsourcedir), and DKMS says "modules won't be signed"
+	if [ ! -x "/lib/modules/$kver/build/scripts/sign-file" ]; then
+		echo "note: $kver: no /lib/modules/$kver/build/scripts/sign-file (headers not installed): unsigned, not checked"
+		continue
+	fi
 	check "install: $kver: xblkfront signed by '$(modinfo -F signer "$f")'" \
 		test "$(modinfo -F signer "$f")" = "DKMS module signing key"
 done
