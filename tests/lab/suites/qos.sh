@@ -309,7 +309,7 @@ c_bad() {
 	attach ga qa nowait /xen/nonexistent || return 1
 	dir=/local/domain/0/backend/vbd/${G_DOMID[ga]}/$(vdev_devid xvdb)
 	wait_be_closing ga xvdb 30 || return 1
-	v=$(dmesg | grep 'xblk-cgroup' | tail -1)
+	v=$(dmesg | grep 'xblk-cgroup = ' | tail -1)
 	[[ $v == *'xblk-cgroup = "/xen/nonexistent" refused'*'not connected'* ]] ||
 		case_fail "dom0's log does not name the bad key and value: '${v:-nothing}'"
 	e=$(xenstore-read "/local/domain/0/error/backend/vbd/${G_DOMID[ga]}/$(vdev_devid xvdb)/error" 2>/dev/null)
