@@ -42,8 +42,9 @@
 suite_meta() {
 	# one guest boot from its disk under tier=ci; otherwise also a kernel upgrade, the
 	# package's removal and a build from source in the guest (DKMS and update-initramfs under
-	# TCG) and three boots more
-	SUITE_TIMEOUT=4200
+	# TCG: 6.12's initramfs alone takes about 14 minutes there, the upgrade case 25) and three
+	# boots more
+	SUITE_TIMEOUT=9000
 	[ "$(xlab_str tier "")" = ci ] && SUITE_TIMEOUT=900
 	SUITE_NEEDS="blkback/xblkback.ko" SUITE_IMAGE=rootdisk SUITE_QEMU_DISK=rootdisk.img
 }
@@ -331,7 +332,8 @@ c_upgrade() {
 c_remove() {
 	local k
 	[ "$RD_OK" = upgrade ] || { case_fail "needs upgrade"; return 1; }
-	g_ok -t 1800 $G "apt-get remove -y -q xblk-dkms </dev/null 2>&1 | tee /var/log/xlab-remove.log | grep -E 'xblk|dkms|update-initramfs|^[EW]:'
+	# (every initramfs rebuilt: two kernels, about 14 minutes each under TCG)
+	g_ok -t 3600 $G "apt-get remove -y -q xblk-dkms </dev/null 2>&1 | tee /var/log/xlab-remove.log | grep -E 'xblk|dkms|update-initramfs|^[EW]:'
 		echo XLAB-RD rc=\${PIPESTATUS[0]}
 		echo XLAB-RD left=\$(ls /lib/modprobe.d/xblk* /lib/modules/*/updates/dkms/x*blk* 2>/dev/null | tr '\n' ,)
 		echo XLAB-RD dkms=\$(dkms status -m xblk | tr ' \n' _,)" || return 1
@@ -355,7 +357,7 @@ c_source() {
 	local k6
 	[ "$RD_OK" = remove ] || { case_fail "needs remove"; return 1; }
 	RD_OK=
-	g_ok -t 2700 $G "cd /usr/local/src/xblk && { make -j2 > /var/log/xlab-make.log 2>&1 || { tail -20 /var/log/xlab-make.log; exit 1; }; } &&
+	g_ok -t 3600 $G "cd /usr/local/src/xblk && { make -j2 > /var/log/xlab-make.log 2>&1 || { tail -20 /var/log/xlab-make.log; exit 1; }; } &&
 		make install 2>&1 | tail -5 && make install-config 2>&1 | grep -E 'install|update-initramfs|W: xblk' &&
 		echo \"XLAB-RD ko=\$(ls /lib/modules/\$(uname -r)/updates/xblk/*/*.ko | tr '\n' ,)\" &&
 		echo \"XLAB-RD conf=\$(ls /etc/modprobe.d/xblk.conf /etc/initramfs-tools/hooks/xblk | tr '\n' ,)\" &&
