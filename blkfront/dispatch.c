@@ -28,18 +28,13 @@
 
 #include "blkfront.h"
 
-/* The smallest window: enough for every ring to keep a few requests. */
-#define XBF_WIN_MIN	8
-/* The first window of a disk, before anything is known of its device. */
-#define XBF_WIN_START	32
-
-/* The window's range: an administrator's ceiling below the minimum wins. */
+/* The window's range: an administrator's ceiling below the floor wins. */
 static void xbf_window_bounds(struct xbf_dispatch *dp, unsigned int ceiling,
 			      unsigned int slots)
 {
 	unsigned int max = ceiling ? min(ceiling, slots) : slots;
 
-	xblk_inflight_set_bounds(&dp->win, min(XBF_WIN_MIN, max), max);
+	xblk_inflight_set_bounds(&dp->win, min(XBLK_INFLIGHT_FLOOR, max), max);
 }
 
 /**
@@ -62,7 +57,7 @@ void xbf_dispatch_init(struct xbf_info *info)
 	atomic_set(&dp->inflight, 0);
 	atomic_set(&dp->starved, 0);
 	spin_lock_init(&dp->lock);
-	xblk_inflight_init(&dp->win, XBF_WIN_START, 1, slots);
+	xblk_inflight_init(&dp->win, XBLK_INFLIGHT_FLOOR, 1, slots);
 	xbf_window_bounds(dp, dp->max_inflight, slots);
 }
 

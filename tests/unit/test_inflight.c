@@ -319,3 +319,22 @@ XTEST(inflight_noise_is_no_queue)
 	CHECK(sim.wmin >= 240);
 	CHECK(iops >= 21500);	/* 256 / 11.5 ms */
 }
+
+/*
+ * xblkfront's floor (XBLK_INFLIGHT_FLOOR) above a narrow device's
+ * concurrency (16 tags, 20 ms, as the lab's front/sched case): the window
+ * never goes below the floor, and holds at most the quarter it may keep
+ * queued and one growth step above it, not the 256 offered.
+ */
+XTEST(inflight_floor_holds_above_a_narrow_device)
+{
+	u64 iops;
+
+	sim_init(&sim, 256, 1, 16, 20000000, 0, 0);
+	xblk_inflight_set_bounds(&sim.c, XBLK_INFLIGHT_FLOOR, 512);
+	iops = sim_run(&sim, 10000000000ULL);
+	CHECK(sim.wmin >= XBLK_INFLIGHT_FLOOR);
+	CHECK(sim.wmax <= XBLK_INFLIGHT_FLOOR + XBLK_INFLIGHT_FLOOR / 4 +
+			  XBLK_INFLIGHT_FLOOR / 8 + 2);
+	CHECK(iops >= 790);	/* 16 / 20 ms */
+}
