@@ -25,17 +25,11 @@ exec python3 - "$root" <<'PY'
 import glob, os, re, sys
 
 root = sys.argv[1]
-passed = failed = 0
+sys.path.insert(0, os.path.join(root, "scripts"))
+from checklib import Checks  # noqa: E402
 
-
-def result(ok, what, bad):
-    global passed, failed
-    if ok:
-        passed += 1
-        print("PASS " + what)
-    else:
-        failed += 1
-        print("FAIL " + what + ": " + "; ".join(bad))
+checks = Checks("check-docs")
+result = checks.result
 
 
 def read(p):
@@ -162,6 +156,5 @@ if code - abi:
     bad.append("ABI file: no entry for %s" % sorted(code - abi))
 result(not bad and code, "blkback.rst and the ABI file list xblkback's %d statistics/ files" % len(code), bad)
 
-print("check-docs: %d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+sys.exit(checks.end())
 PY

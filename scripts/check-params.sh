@@ -58,17 +58,11 @@ import os, re, sys
 
 root, kodir = sys.argv[1], sys.argv[2]
 srcdir = {"xblkfront": "blkfront", "xblkback": "blkback"}
-passed = failed = 0
+sys.path.insert(0, os.path.join(root, "scripts"))
+from checklib import Checks  # noqa: E402
 
-
-def result(ok, what, bad):
-    global passed, failed
-    if ok:
-        passed += 1
-        print("PASS " + what)
-    else:
-        failed += 1
-        print("FAIL " + what + ": " + "; ".join(bad))
+checks = Checks("check-params")
+result = checks.result
 
 
 def modinfo(mod):
@@ -191,6 +185,5 @@ for mod in ("xblkfront", "xblkback"):
             bad.append("%s: README range %s, not in modinfo's '%s'" % (n, rd[n][1], mi[n][:80]))
     result(not bad, "%s: README.md's ranges appear in modinfo's descriptions" % mod, bad)
 
-print("check-params: %d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+sys.exit(checks.end())
 PY
