@@ -359,10 +359,12 @@ c_source() {
 	RD_OK=
 	g_ok -t 3600 $G "cd /usr/local/src/xblk && { make -j2 > /var/log/xlab-make.log 2>&1 || { tail -20 /var/log/xlab-make.log; exit 1; }; } &&
 		make install 2>&1 | tail -5 && make install-config 2>&1 | grep -E 'install|update-initramfs|W: xblk' &&
-		echo \"XLAB-RD ko=\$(ls /lib/modules/\$(uname -r)/updates/xblk/*/*.ko | tr '\n' ,)\" &&
+		echo \"XLAB-RD ko=\$(ls /lib/modules/\$(uname -r)/updates/xblk/*/*.ko* | tr '\n' ,)\" &&
 		echo \"XLAB-RD conf=\$(ls /etc/modprobe.d/xblk.conf /etc/initramfs-tools/hooks/xblk | tr '\n' ,)\" &&
 		ls /boot" || return 1
-	grep -q "ko=.*blkfront/xblkfront.ko,.*blkback/xblkback.ko," "$G_OUT" ||
+	# (.ko.xz where the kernel compresses its modules, as Debian's 6.12 does)
+	grep -Eq "ko=.*blkfront/xblkfront\.ko(\.[a-z]+)?," "$G_OUT" &&
+		grep -Eq "ko=.*blkback/xblkback\.ko(\.[a-z]+)?," "$G_OUT" ||
 		{ case_fail "make install: $(grep -o 'ko=[^ ]*' "$G_OUT")"; return 1; }
 	grep -q "conf=/etc/modprobe.d/xblk.conf,/etc/initramfs-tools/hooks/xblk," "$G_OUT" ||
 		{ case_fail "make install-config: $(grep -o 'conf=[^ ]*' "$G_OUT")"; return 1; }
