@@ -366,7 +366,8 @@ c_source() {
 	grep -Eq "ko=.*blkfront/xblkfront\.ko(\.[a-z]+)?," "$G_OUT" &&
 		grep -Eq "ko=.*blkback/xblkback\.ko(\.[a-z]+)?," "$G_OUT" ||
 		{ case_fail "make install: $(grep -o 'ko=[^ ]*' "$G_OUT")"; return 1; }
-	grep -q "conf=/etc/modprobe.d/xblk.conf,/etc/initramfs-tools/hooks/xblk," "$G_OUT" ||
+	# (ls sorts its arguments: the hook comes first)
+	grep -q "conf=/etc/initramfs-tools/hooks/xblk,/etc/modprobe.d/xblk.conf," "$G_OUT" ||
 		{ case_fail "make install-config: $(grep -o 'conf=[^ ]*' "$G_OUT")"; return 1; }
 	k6=$(sed -n 's/^initrd\.img-\(6\.1\.[^ ]*\)$/\1/p' "$G_OUT" | head -1)
 	grep -q "W: xblk: no xblkfront for kernel $k6" "$G_OUT" ||
