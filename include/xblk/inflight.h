@@ -45,15 +45,11 @@
 /* Limited epochs without queueing before the window doubles again. */
 #define XBLK_INFLIGHT_REGROW		4
 /*
- * The smallest window xblkfront uses (and its first).  Below it, the
- * guest and the backend take turns instead of overlapping: each ring's
- * backend thread answers a batch while the guest has little left to send,
- * and the latency that grows with the window is that of two CPUs passing
- * batches, not a device's queue.  On the icount lab's fast device a window
- * allowed down to 8 settled there and lost a tenth of seq-4k's rate against
- * a fixed 32 (Documentation/bench.rst, R1); a device that serves fewer than
- * 32 at once keeps the rest queued in dom0, where the backend's plug still
- * merges contiguous requests.
+ * The smallest window xblkfront uses (and its first).  Below it the guest
+ * and each ring's backend thread take turns passing small batches instead
+ * of overlapping, and the latency that grows with the window is theirs, not
+ * a device's queue (Documentation/bench.rst, R1).  What a narrower device
+ * cannot serve waits in dom0, where the backend's plug still merges it.
  */
 #define XBLK_INFLIGHT_FLOOR		32
 /* The shortest epoch, ns: a fast device's latencies are noisy. */
