@@ -54,6 +54,9 @@ G=root
 DISK=/dev/vda
 RD=/tmp/rootdisk
 XVDA=51712
+# MiB: apt, DKMS's build and update-initramfs fit in 768; a smaller domain is also less for Xen
+# to take apart at each destroy between boots
+RD_MEM=768
 RD_OK=
 declare -A RD_MD5   # file tag -> MD5 written
 mkdir -p $RD /mnt/rootdisk
@@ -90,7 +93,7 @@ rd_boot() {
 	rd_kernel || return 1
 	XLAB_GUEST_KERNEL=$RD/vmlinuz-$RD_KVER XLAB_GUEST_RAMDISK=$RD/initrd.img-$RD_KVER \
 	XLAB_GUEST_EXTRA="root=/dev/xvda rw init=/lab/init" XLAB_GUEST_BOOT_WAIT=400 \
-		guest_create $G 2 1024 "format=raw,vdev=xvda,access=rw,target=$DISK" ||
+		guest_create $G 2 $RD_MEM "format=raw,vdev=xvda,access=rw,target=$DISK" ||
 		{ case_fail "the guest did not boot from its disk ($RD_KVER)"; return 1; }
 	# run_case would re-create it with these arguments: each case boots it itself
 	unset "G_ARGS[$G]"
@@ -103,8 +106,12 @@ rd_boot() {
 # rd_halt: the guest's file system clean, the guest gone
 rd_halt() {
 	[ -n "${G_DOMID[$G]:-}" ] || return 0
+	local t0=$SECONDS
 	g_run -t 120 $G 'sync; mount -o remount,ro / || echo "remount ro failed"; sync'
+	xl dmesg -c >/dev/null 2>&1
 	guest_destroy $G
+	# Xen's own view of the teardown, in case dom0's kcheck sees a stall around it
+	log "rootdisk: guest down in $((SECONDS - t0)) s; Xen: $(xl dmesg -c 2>&1 | tail -5 | tr '\n' '|')"
 }
 
 # rd_driver WANT: xvda's driver in the guest (xblkfront, or vbd: the in-tree xen-blkfront's
@@ -292,7 +299,7 @@ rd_reboot() {
 pvgrub_boot() {
 	local t0=$SECONDS why
 	if XLAB_GUEST_KERNEL=/lab/grub-x86_64-xen.bin XLAB_GUEST_RAMDISK=none XLAB_GUEST_EXTRA="" \
-		XLAB_GUEST_BOOT_WAIT=300 _guest_create1 $G 2 1024 "format=raw,vdev=xvda,access=rw,target=$DISK"; then
+		XLAB_GUEST_BOOT_WAIT=300 _guest_create1 $G 2 $RD_MEM "format=raw,vdev=xvda,access=rw,target=$DISK"; then
 		g_run $G 'uname -r; readlink /sys/block/xvda/device/driver'
 		case_note "on $2: pvgrub booted $(head -1 "$G_OUT") in $((SECONDS - t0)) s"
 		return 0
