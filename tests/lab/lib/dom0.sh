@@ -45,6 +45,14 @@ guest_alive() {   # NAME
 	done
 	return 1
 }
+# guest_gone NAME DOMID: a guest that vanished under a command: the case says so, with Xen's last
+# line about the domain (e.g. "d3v3 Triple fault"), since the command's rc only says "no answer"
+guest_gone() {
+	local why
+	why=$(xl dmesg 2>/dev/null | grep -E "[( ]d$2(v[0-9]+)?[ :]|Domain $2 " | tail -1 | sed "s/^(XEN) //" | cut -c1-100)
+	log "guest $1 is gone${why:+ (Xen: $why)}"
+	case_note "guest $1 (domain $2) died${why:+, Xen: $why}"
+}
 # proc_running PATTERN: some process has PATTERN in its command line (busybox has no pgrep)
 proc_running() {
 	local p
@@ -422,7 +430,7 @@ g_wait() {
 		if [ -n "$diag" ]; then
 			sleep 0.5
 		elif ! read -r -t 10 -u "$fd" _; then
-			guest_alive "$name" || { log "guest $name is gone"; G_RC=125; break; }
+			guest_alive "$name" || { guest_gone "$name" "$domid"; G_RC=125; break; }
 		fi
 	done
 	if [ -z "$diag" ] && { [ "$G_RC" = 124 ] || [ "$G_RC" = 125 ]; }; then
