@@ -337,7 +337,7 @@ c_upgrade() {
 }
 
 c_remove() {
-	local k
+	local k ks
 	[ "$RD_OK" = upgrade ] || { case_fail "needs upgrade"; return 1; }
 	# (every initramfs rebuilt: two kernels, about 14 minutes each under TCG)
 	g_ok -t 3600 $G "apt-get remove -y -q xblk-dkms </dev/null 2>&1 | tee /var/log/xlab-remove.log | grep -E 'xblk|dkms|update-initramfs|^[EW]:'
@@ -347,11 +347,14 @@ c_remove() {
 	grep -q 'XLAB-RD rc=0' "$G_OUT" || { case_fail "apt-get remove xblk-dkms failed"; return 1; }
 	expect "files left by the package" "$(grep -o 'left=[^ ]*' "$G_OUT" | cut -d= -f2)" "" || return 1
 	expect "dkms status" "$(grep -o 'dkms=[^ ]*' "$G_OUT" | cut -d= -f2)" "" || return 1
-	g_ok $G 'ls /boot' || return 1
-	for k in $(sed -n 's/^initrd\.img-//p' "$G_OUT"); do
+	# (ls -1: the agent's output is a terminal, where ls prints columns)
+	g_ok $G 'ls -1 /boot' || return 1
+	ks=$(sed -n 's/^initrd\.img-//p' "$G_OUT")
+	[ "$(echo "$ks" | wc -w)" = 2 ] || { case_fail "/boot: not the 2 initramfs of 6.1 and 6.12: $ks"; return 1; }
+	for k in $ks; do
 		rd_initramfs "$k" no || return 1
 	done
-	case_note "every initramfs without xblkfront and the blacklist"
+	case_note "both initramfs (${ks//$'\n'/ }) without xblkfront and the blacklist, with xen-blkfront"
 	rd_reboot vbd remove || return 1
 	RD_OK=remove
 }
@@ -368,7 +371,7 @@ c_source() {
 		make install 2>&1 | tail -5 && make install-config 2>&1 | grep -E 'install|update-initramfs|W: xblk' &&
 		echo \"XLAB-RD ko=\$(ls /lib/modules/\$(uname -r)/updates/xblk/*/*.ko* | tr '\n' ,)\" &&
 		echo \"XLAB-RD conf=\$(ls /etc/modprobe.d/xblk.conf /etc/initramfs-tools/hooks/xblk | tr '\n' ,)\" &&
-		ls /boot" || return 1
+		ls -1 /boot" || return 1
 	# (.ko.xz where the kernel compresses its modules, as Debian's 6.12 does)
 	grep -Eq "ko=.*blkfront/xblkfront\.ko(\.[a-z]+)?," "$G_OUT" &&
 		grep -Eq "ko=.*blkback/xblkback\.ko(\.[a-z]+)?," "$G_OUT" ||
@@ -377,10 +380,11 @@ c_source() {
 	grep -q "conf=/etc/initramfs-tools/hooks/xblk,/etc/modprobe.d/xblk.conf," "$G_OUT" ||
 		{ case_fail "make install-config: $(grep -o 'conf=[^ ]*' "$G_OUT")"; return 1; }
 	k6=$(sed -n 's/^initrd\.img-\(6\.1\.[^ ]*\)$/\1/p' "$G_OUT" | head -1)
+	[ -n "$k6" ] || { case_fail "/boot has no 6.1 initramfs"; return 1; }
 	grep -q "W: xblk: no xblkfront for kernel $k6" "$G_OUT" ||
 		{ case_fail "update-initramfs for $k6 (no xblkfront) did not warn"; return 1; }
 	rd_initramfs "$RD_KVER" yes || return 1
-	[ -n "$k6" ] && { rd_initramfs "$k6" no || return 1; }
+	rd_initramfs "$k6" no || return 1
 	case_note "make install for $RD_KVER; $k6's initramfs keeps xen-blkfront, without the blacklist"
 	rd_reboot xblkfront source || return 1
 }
