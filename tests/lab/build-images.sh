@@ -136,8 +136,9 @@ dkms_modules() {
 	for m in "$@"; do
 		install -D -m 0644 "$XLAB_DKMS_DIR/$m.ko" "$root/usr/lib/modules/$KVER/updates/dkms/$m.ko"
 	done
-	if [ -f /etc/modprobe.d/xblk-dkms.conf ]; then
-		install -D -m 0644 /etc/modprobe.d/xblk-dkms.conf "$root/etc/modprobe.d/xblk-dkms.conf"
+	# (the package's blacklist is in /lib/modprobe.d, as a package's belongs)
+	if [ -f /lib/modprobe.d/xblk-dkms.conf ]; then
+		install -D -m 0644 /lib/modprobe.d/xblk-dkms.conf "$root/lib/modprobe.d/xblk-dkms.conf"
 	fi
 	depmod -b "$root" "$KVER"
 }

@@ -38,7 +38,7 @@ c_modprobe() {
 	for f in /extra/xblkfront.ko /extra/xblkback.ko; do
 		[ ! -e "$f" ] || { case_fail "$f is in the image: not a DKMS run"; return 1; }
 	done
-	[ -f /etc/modprobe.d/xblk-dkms.conf ] || { case_fail "no /etc/modprobe.d/xblk-dkms.conf"; return 1; }
+	[ -f /lib/modprobe.d/xblk-dkms.conf ] || { case_fail "no /lib/modprobe.d/xblk-dkms.conf"; return 1; }
 	# (a dry run names what is not loaded yet: suite_begin loaded the backend)
 	if grep -q '^xblkback ' /proc/modules; then
 		rmmod xblkback || { case_fail "rmmod xblkback failed"; return 1; }
