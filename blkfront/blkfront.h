@@ -526,6 +526,7 @@ void xbf_ring_rerun(struct xbf_ring *ring);
 /* dispatch.c */
 void xbf_dispatch_init(struct xbf_info *info);
 bool xbf_dispatch_get(struct xbf_info *info);
+bool xbf_dispatch_get_plugged(struct xbf_info *info);
 void xbf_dispatch_put(struct xbf_info *info);
 void xbf_dispatch_release(struct xbf_info *info, struct request *rq);
 void xbf_dispatch_sent(struct xbf_info *info, struct xbf_hq *hq,

@@ -12,8 +12,10 @@
  * answered (inflight_control; without it the fixed max_inflight).  Random
  * I/O gains nothing from waiting, and neither do requests already of the
  * disk's largest size: their hardware queue gets every ring slot
- * (adaptive_budget).  The completion path gives budget back, feeds the
- * window and reruns the queues a refusal left waiting.
+ * (adaptive_budget).  Nor do the requests of a flushed plug, which a
+ * refusal would not put back where bios merge.  The completion path gives
+ * budget back, feeds the window and reruns the queues a refusal left
+ * waiting.
  *
  * blk-mq's budget callbacks name the queue, not the request or its
  * hardware queue: the stream asked for is the one of the hardware queue
@@ -99,20 +101,10 @@ static unsigned int xbf_dispatch_bound(struct xbf_info *info)
 	return READ_ONCE(dp->win.window);
 }
 
-/**
- * xbf_dispatch_get() - take one unit of a disk's budget
- * @info: the disk
- *
- * A refusal is remembered: the next completion reruns the queues
- * (xbf_dispatch_restart()), and the window learns it was the limit.
- *
- * Context: any.
- * Return: true if the request may be dispatched.
- */
-bool xbf_dispatch_get(struct xbf_info *info)
+/* Take one unit of budget under @max (0: no bound); remember a refusal. */
+static bool xbf_dispatch_take(struct xbf_info *info, unsigned int max)
 {
 	struct xbf_dispatch *dp = &info->dp;
-	unsigned int max = xbf_dispatch_bound(info);
 
 	if (atomic_inc_return(&dp->inflight) <= max || !max)
 		return true;
@@ -130,6 +122,42 @@ bool xbf_dispatch_get(struct xbf_info *info)
 		return true;
 	atomic_dec(&dp->inflight);
 	return false;
+}
+
+/**
+ * xbf_dispatch_get() - take one unit of a disk's budget
+ * @info: the disk
+ *
+ * A refusal is remembered: the next completion reruns the queues
+ * (xbf_dispatch_restart()), and the window learns it was the limit.
+ *
+ * Context: any.
+ * Return: true if the request may be dispatched.
+ */
+bool xbf_dispatch_get(struct xbf_info *info)
+{
+	return xbf_dispatch_take(info, xbf_dispatch_bound(info));
+}
+
+/**
+ * xbf_dispatch_get_plugged() - budget for a request of a flushed plug
+ * @info: the disk
+ *
+ * A plugged request we refuse does not go back where bios merge: blk-mq
+ * puts it on its hardware queue's dispatch list, to wait there as it is.
+ * Holding it back would only delay it, so the window does not apply; only
+ * an administrator's max_inflight does.  Writes take this path: the block
+ * layer plugs every write, and each is flushed alone.
+ *
+ * Context: any.
+ * Return: true if the request may be dispatched.
+ */
+bool xbf_dispatch_get_plugged(struct xbf_info *info)
+{
+	unsigned int max = xbf_dispatch_bound(info);
+
+	return xbf_dispatch_take(info, max ? READ_ONCE(info->dp.max_inflight) :
+					     0);
 }
 
 /**

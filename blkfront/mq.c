@@ -124,8 +124,9 @@ static void xbf_commit_rqs(struct blk_mq_hw_ctx *hctx)
  * we cannot take for now go back to blk-mq, which issues them through
  * ->queue_rq() or keeps them where they can merge; one that failed for
  * good (a stopped ring) is ended here, as blk-mq ends what ->queue_rq()
- * fails.  blk-mq takes no budget on this path, so we do; once the budget
- * is spent the rest of the batch goes back.
+ * fails.  blk-mq takes no budget on this path, so we do, without the
+ * window (xbf_dispatch_get_plugged()); once the budget is spent the rest
+ * of the batch goes back.
  */
 static void xbf_queue_rqs(xblk_compat_rq_list_t *rqlist)
 {
@@ -148,7 +149,7 @@ static void xbf_queue_rqs(xblk_compat_rq_list_t *rqlist)
 		/* ->queue_rq() deals with a disk that is not connected. */
 		if (unlikely(READ_ONCE(info->state) != XBF_CONNECTED))
 			no_budget = true;
-		if (no_budget || !xbf_dispatch_get(info)) {
+		if (no_budget || !xbf_dispatch_get_plugged(info)) {
 			no_budget = true;
 			rq_list_add_tail(&requeue, rq);
 			continue;
