@@ -498,8 +498,15 @@ static bool xbb_frontend_state(struct xbb_dev *be, enum xenbus_state fe_state)
 		return !xenbus_dev_is_online(dev);
 
 	case XenbusStateUnknown:
-		/* The frontend's directory is gone: the domain died. */
-		return xbb_disconnect(be);
+		/*
+		 * The frontend's directory is gone: the domain died, or the
+		 * toolstack removed it to destroy the domain.  It waits for
+		 * our Closed, which no frontend will bring now.
+		 */
+		if (!xbb_disconnect(be))
+			break;
+		xenbus_switch_state(dev, XenbusStateClosed);
+		return true;
 
 	default:
 		xbb_warn_state(be, "ignoring frontend state %s",
