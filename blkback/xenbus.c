@@ -498,11 +498,7 @@ static bool xbb_frontend_state(struct xbb_dev *be, enum xenbus_state fe_state)
 		return !xenbus_dev_is_online(dev);
 
 	case XenbusStateUnknown:
-		/*
-		 * The frontend's directory is gone: the domain died, or the
-		 * toolstack removed it to destroy the domain.  It waits for
-		 * our Closed, which no frontend will bring now.
-		 */
+		/* The frontend is gone (died, xl destroy): libxl awaits Closed. */
 		if (!xbb_disconnect(be))
 			break;
 		xenbus_switch_state(dev, XenbusStateClosed);
