@@ -154,10 +154,11 @@ bool xbf_dispatch_get(struct xbf_info *info)
  */
 bool xbf_dispatch_get_plugged(struct xbf_info *info)
 {
-	unsigned int max = xbf_dispatch_bound(info);
+	/* Unbounded stays unbounded (random I/O, adaptive_budget). */
+	bool bounded = xbf_dispatch_bound(info) != 0;
 
-	return xbf_dispatch_take(info, max ? READ_ONCE(info->dp.max_inflight) :
-					     0);
+	return xbf_dispatch_take(info, bounded ?
+				 READ_ONCE(info->dp.max_inflight) : 0);
 }
 
 /**
