@@ -408,27 +408,45 @@ c_sched() {
 
 # the window (inflight_control, default Y) follows the device: on a disk that serves 16
 # requests at once, 20 ms each (slow enough for the lab's guest to keep it busy), 8 sequential
-# jobs of 32 hold it at its floor of 32 (XBLK_INFLIGHT_FLOOR) plus at most the quarter it may
-# keep queued and one growth step (46), not at the 256 they offer, and their requests merge;
-# a ceiling of 12 then caps it below the floor
+# jobs of 32 hold it near its floor of 32 (XBLK_INFLIGHT_FLOOR), not at the 256 they offer, and
+# their requests merge; a ceiling of 12 then caps it below the floor.
+# Where near the floor: the window is cut while more than a quarter of it queues behind the
+# device (above 32 / (1 - 1/4) ~ 43 with base measured at the floor) and grows by an eighth
+# (<= 6) while it queues less than an eighth, so it settles in 32..46, the range its median
+# over the run must fall in. After a few calm epochs it doubles again and is cut back over the
+# next ones (include/xblk/inflight.h), so a single reading may be up to twice that range's top
+# (92): the largest reading must not exceed it. (One reading at the end, the case's old check,
+# was 47 once in CI.)
 c_sched_window() {
-	local w c m
+	local c m ws med top
 	nullb_make nullbwin size=256 irqmode=2 completion_nsec=20000000 hw_queue_depth=16 ||
 		{ case_fail "cannot make a 16-tag null_blk"; return 1; }
 	disk_attach "$G" nullbwin xvdd || return 1
 	g_ok -t 150 "$G" "d=/sys/block/xvdd/device/xblk; read -r -a s0 < /sys/block/xvdd/stat
 		fio --name=w --filename=/dev/xvdd --ioengine=libaio --direct=1 --rw=read --bs=4k \
-			--numjobs=8 --iodepth=32 --runtime=8 --time_based --group_reporting > /dev/null || exit 1
+			--numjobs=8 --iodepth=32 --runtime=8 --time_based --group_reporting > /dev/null &
+		f=\$!; sleep 1; ws=
+		while kill -0 \$f 2> /dev/null; do ws=\"\$ws\$(cat \$d/budget_bound),\"; sleep 0.5; done
+		wait \$f || exit 1
 		read -r -a s1 < /sys/block/xvdd/stat
-		echo window=\$(cat \$d/budget_bound) merged=\$((s1[1] - s0[1])) reads=\$((s1[0] - s0[0]))
+		echo windows=\$ws merged=\$((s1[1] - s0[1])) reads=\$((s1[0] - s0[0]))
 		echo 12 > \$d/max_inflight && echo capped=\$(cat \$d/budget_bound) && echo 0 > \$d/max_inflight" ||
 		{ case_fail "sequential reads on the 16-tag disk"; return 1; }
-	w=$(g_field window) c=$(g_field capped) m=$(g_field merged)
-	[ -n "$w" ] && [ "$w" -ge 32 ] && [ "$w" -le 46 ] ||
-		case_fail "the window on a 16-tag disk is ${w:-?}, not near its floor (32..46)"
+	ws=$(g_field windows) c=$(g_field capped) m=$(g_field merged)
+	ws=${ws%,}
+	if [ -z "$ws" ]; then
+		case_fail "no reading of the window while 8 sequential jobs ran"
+	else
+		med=$(tr , '\n' <<< "$ws" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+		top=$(tr , '\n' <<< "$ws" | sort -n | tail -1)
+		[ "$med" -ge 32 ] && [ "$med" -le 46 ] ||
+			case_fail "the window on a 16-tag disk is $med (median of $ws), not near its floor (32..46)"
+		[ "$top" -le 92 ] ||
+			case_fail "the window on a 16-tag disk reached $top ($ws), above one doubling of 46"
+	fi
 	[ -n "$c" ] && [ "$c" -le 12 ] || case_fail "the window under a ceiling of 12 is ${c:-?}"
 	[ "${m:-0}" -gt 0 ] || case_fail "held-back sequential reads did not merge"
-	case_note "16-tag 20 ms disk, 8 seq jobs x 32: window $w, $(g_field reads) reads, $m merged; ceiling 12: window $c"
+	case_note "16-tag 20 ms disk, 8 seq jobs x 32: window median ${med:-?} max ${top:-?} ($ws), $(g_field reads) reads, $m merged; ceiling 12: window $c"
 }
 
 # c_bounce (xblkfront): trusted=0 against a backend without persistent grants: the data goes
