@@ -20,7 +20,7 @@
 #
 # usage: callgraph.py [DIR...]        (default: blkfront blkback)
 # Exit status: 0 when every checked directory is a one-way stack and no
-# file is too long; 1 otherwise; 2 when ctags is missing.
+# file is too long; 1 otherwise; 2 when ctags or a directory is missing.
 import json
 import os
 import re
@@ -215,6 +215,13 @@ def check(d):
 
 def main():
     dirs = sys.argv[1:] or ['blkfront', 'blkback']
+    if any(d in ('-h', '--help') for d in dirs):
+        print('usage: callgraph.py [DIR...]  (default: blkfront blkback)')
+        return 0
+    for d in dirs:
+        if not os.path.isdir(os.path.join(ROOT, d)):
+            print(f'callgraph: no directory {d} under {ROOT}', file=sys.stderr)
+            return 2
     bad = 0
     for d in dirs:
         bad += check(d.rstrip('/'))
