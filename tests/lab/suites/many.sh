@@ -6,7 +6,7 @@
 # both cases:
 #   many-shared     the VBDs are dm-linear slices of one memory-backed configfs null_blk (1 GiB)
 #   many-separate   one configfs null_blk (64 MiB, memory-backed) per VBD
-# A case removes the previous case's devices first (dom0 has ~530 MiB free, and memory-backed
+# A case removes the previous case's devices first (dom0's free memory is limited, and memory-backed
 # null_blk keeps what was written), and writes zeros over the writers' regions before it
 # measures anything: dom0's memory figures are then the VBDs', not null_blk's storage.
 # Each case:
@@ -41,13 +41,16 @@
 #   XLAB_MANY_WINDOW_MAX (12)  longest window when a guest has fewer than ...
 #   XLAB_MANY_MIN_REQS (200)   ... write requests in it
 # The guests boot a small image (build-images.sh: the agent, both frontends and xlab-ackw, no
-# fio) with 128 MiB each: 16 of them and dom0 fit in the lab's memory (run.sh gives QEMU 4 GiB
-# for this suite).
+# fio) with 128 MiB each: 16 of them and dom0 fit in the lab's memory (run.sh gives QEMU 4.5 GiB
+# for this suite). dom0 gets 1.5 GiB: this suite's dom0 initramfs carries both guest images
+# (317 MB on 2026-12-06), which 1 GiB could no longer unpack ("Initramfs unpacking failed:
+# write error", no modprobe).
 
 # what run.sh needs to know about this suite (README.md "Suite metadata")
 suite_meta() {
-	# 16 guests at once: the small guest image, and 4 GiB for QEMU
-	SUITE_CLOCK=icount SUITE_TIMEOUT=3600 SUITE_IMAGE=small-guest SUITE_QEMU_MEM=4096
+	# 16 guests at once: the small guest image, 1.5 GiB for dom0 and 4.5 GiB for QEMU
+	SUITE_CLOCK=icount SUITE_TIMEOUT=3600 SUITE_IMAGE=small-guest SUITE_QEMU_MEM=4608
+	SUITE_DOM0_MEM=1536
 	SUITE_NEEDS="blkfront/xblkfront.ko blkback/xblkback.ko"
 }
 . /lab/dom0.sh
