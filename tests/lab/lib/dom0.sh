@@ -237,8 +237,9 @@ _guest_create1() {
 	G_ARGS[$name]="$*"
 	shift 3 2>/dev/null || shift $#
 	for d in "$@"; do disks="$disks'$d', "; done
-	# (XLAB_GUEST_KERNEL: another kernel, e.g. the rootdisk suite's guest's own)
-	kernel=${XLAB_GUEST_KERNEL:-$(ls /guest/vmlinux /guest/vmlinuz 2>/dev/null | head -1)}
+	# (XLAB_GUEST_KERNEL_FILE: another kernel, e.g. the rootdisk suite's guest's own; not
+	# XLAB_GUEST_KERNEL, which dom0-init.sh sets from XLAB_OPTS' guest_kernel=6.12)
+	kernel=${XLAB_GUEST_KERNEL_FILE:-$(ls /guest/vmlinux /guest/vmlinuz 2>/dev/null | head -1)}
 	# XLAB_GUEST_TSC (XLAB_OPTS guest_tsc=): the guest's tsc_mode. native: its rdtsc runs
 	# natively, as it does with Xen's default tsc_mode on a host whose TSC is invariant; QEMU's
 	# TCG CPU has no invariant TSC, so with Xen's default Xen emulates every rdtsc of a PV

@@ -91,7 +91,7 @@ rd_kernel() {
 rd_boot() {
 	local t0=$SECONDS
 	rd_kernel || return 1
-	XLAB_GUEST_KERNEL=$RD/vmlinuz-$RD_KVER XLAB_GUEST_RAMDISK=$RD/initrd.img-$RD_KVER \
+	XLAB_GUEST_KERNEL_FILE=$RD/vmlinuz-$RD_KVER XLAB_GUEST_RAMDISK=$RD/initrd.img-$RD_KVER \
 	XLAB_GUEST_EXTRA="root=/dev/xvda rw init=/lab/init" XLAB_GUEST_BOOT_WAIT=400 \
 		guest_create $G 2 $RD_MEM "format=raw,vdev=xvda,access=rw,target=$DISK" ||
 		{ case_fail "the guest did not boot from its disk ($RD_KVER)"; return 1; }
@@ -298,7 +298,7 @@ rd_reboot() {
 # a note says how it went
 pvgrub_boot() {
 	local t0=$SECONDS why
-	if XLAB_GUEST_KERNEL=/lab/grub-x86_64-xen.bin XLAB_GUEST_RAMDISK=none XLAB_GUEST_EXTRA="" \
+	if XLAB_GUEST_KERNEL_FILE=/lab/grub-x86_64-xen.bin XLAB_GUEST_RAMDISK=none XLAB_GUEST_EXTRA="" \
 		XLAB_GUEST_BOOT_WAIT=300 _guest_create1 $G 2 $RD_MEM "format=raw,vdev=xvda,access=rw,target=$DISK"; then
 		g_run $G 'uname -r; readlink /sys/block/xvda/device/driver'
 		case_note "on $2: pvgrub booted $(head -1 "$G_OUT") in $((SECONDS - t0)) s"
