@@ -147,7 +147,8 @@ bool xbf_dispatch_get(struct xbf_info *info)
  * puts it on its hardware queue's dispatch list, to wait there as it is.
  * Holding it back would only delay it, so the window does not apply; only
  * an administrator's max_inflight does.  Writes take this path: the block
- * layer plugs every write, and each is flushed alone.
+ * layer plugs every write, and each is flushed alone; on 6.12 (not on
+ * 6.1), so is each O_DIRECT read.
  *
  * Context: any.
  * Return: true if the request may be dispatched.
