@@ -409,7 +409,8 @@ c_sched() {
 # the window (inflight_control, default Y) follows the device: on a disk that serves 16
 # requests at once, 20 ms each (slow enough for the lab's guest to keep it busy), 8 sequential
 # jobs of 32 hold it near its floor of 32 (XBLK_INFLIGHT_FLOOR), not at the 256 they offer, and
-# their requests merge; a ceiling of 12 then caps it below the floor.
+# their requests merge where the guest issues them one by one (below); a ceiling of 12 then caps
+# it below the floor.
 # How near: were the device to serve exactly 16 of the guest's requests at once, the window
 # would settle in 32..46 (cut above a quarter queued, 32 / (1 - 1/4) ~ 43, plus one growth
 # step; the unit test inflight_floor_holds_above_a_narrow_device, whose model never leaves
