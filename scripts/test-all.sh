@@ -161,7 +161,7 @@ for s in $stages; do
 			# (the cached root image is built on first use: ~3 min)
 			XLAB_OPTS="${XLAB_OPTS:+$XLAB_OPTS }tier=$([ -n "$long" ] && echo long || echo ci)" \
 			XLAB_TOTAL_TIMEOUT=${XLAB_TOTAL_TIMEOUT:-$(lab_guard)} \
-				stage rootdisk $((long ? 9600 : 1200)) tests/lab/run.sh rootdisk
+				stage rootdisk $((long ? 12600 : 1200)) tests/lab/run.sh rootdisk
 			# blktests on both pairs (its own boot: only its guest image
 			# carries blktests and the tools it runs)
 			if [ -n "$long" ]; then
