@@ -20,7 +20,8 @@ static unsigned int xbb_max_queues;
 static unsigned int xbb_max_ring_order = XBLK_MAX_RING_ORDER;
 static unsigned int xbb_max_indirect_segs = 256;
 static bool xbb_persistent = true;
-static unsigned int xbb_max_pgrants = 1056;
+/* what an xblkfront ring keeps granted at most: 2048 data + 512 frames */
+static unsigned int xbb_max_pgrants = 2560;
 static unsigned int xbb_max_inflight_pages = 4096;
 /* The exceptions: read by the ring threads as they go, safe to change. */
 bool xbb_poll_inflight;
@@ -122,7 +123,7 @@ MODULE_PARM_DESC(feature_persistent,
 module_param_cb(max_persistent_grants, &xbb_range_ops, &xbb_pgrants_range,
 		0444);
 MODULE_PARM_DESC(max_persistent_grants,
-		 "Persistent grants kept mapped per ring, least recently used evicted first, 0..65536 (default 1056)");
+		 "Persistent grants kept mapped per ring, least recently used evicted first, 0..65536 (default 2560: as many as an xblkfront ring grows to)");
 module_param_cb(max_inflight_pages, &xbb_range_ops, &xbb_inflight_range,
 		0444);
 MODULE_PARM_DESC(max_inflight_pages,

@@ -63,8 +63,11 @@ enum xbf_timeout_policy {
 	XBF_TIMEOUT_FAIL,	/* fail the disk like a protocol violation */
 };
 
-/* Minimum grants per ring; see xbf_pool_size(). */
-#define XBF_MIN_GRANTS	1024
+/* Data grants per ring: at connect and at most (xbf_pool_cap()). */
+#define XBF_MIN_GRANTS		1024
+#define XBF_GRANTS_PER_SLOT	16	/* a 64 KiB request in every slot */
+#define XBF_MAX_GRANTS		2048
+#define XBF_GROW_STEP		256
 
 /**
  * struct xbf_gnt - one grant reference we own, maybe with a page of our own
@@ -86,17 +89,25 @@ struct xbf_gnt {
 
 /**
  * struct xbf_pool - a stack of free grants
- * @free: unused entries, @free[0 .. @nr_free - 1] (array of @nr); the last
+ * @free: unused entries, @free[0 .. @nr_free - 1] (array of @cap); the last
  *	  one given back is taken first, while its page is still in cache
  * @nr_free: entries on @free
- * @all: every entry, for teardown (array of @nr)
- * @nr: number of entries
+ * @all: every entry, for teardown (array of @cap, the first @nr set up)
+ * @nr: number of entries set up
+ * @cap: most entries the pool may grow to (xbf_pool_grow())
+ * @domid: the domain the entries are granted to
+ * @pages: each entry has a page of ours
+ * @readonly: the pages are granted read-only
  */
 struct xbf_pool {
 	struct xbf_gnt **free;
 	unsigned int nr_free;
 	struct xbf_gnt *all;
 	unsigned int nr;
+	unsigned int cap;
+	domid_t domid;
+	bool pages;
+	bool readonly;
 };
 
 /**
@@ -118,10 +129,12 @@ struct xbf_pool {
  * @ring_stopped: requests failed at dispatch because the ring had stopped
  * @idle_irqs: interrupts that found the CPU idle (the guest was waiting
  *	   for its backend: responses are then not held for a batch)
+ * @data_grants: data grants the ring has now (not a counter: it grows
+ *	   under load, xbf_pool_grow())
  *
  * Submission counters are updated under xbf_ring.lock, completion ones in
- * the interrupt handler under the same lock (@ring_full: racy, by mq.c);
- * readers (sysfs.c) take no lock.
+ * the interrupt handler under the same lock (@ring_full: racy, by mq.c;
+ * @data_grants: under xbf_ring.pool_lock); readers (sysfs.c) take no lock.
  */
 struct xbf_stats {
 	u64 reads;
@@ -140,6 +153,7 @@ struct xbf_stats {
 	u64 timer_polls;
 	u64 ring_stopped;
 	u64 idle_irqs;
+	u64 data_grants;
 };
 
 struct xbf_info;
@@ -218,10 +232,12 @@ typedef void (*xbf_done_fn)(struct xbf_ring *ring, struct xbf_req *done,
  * @broken: the ring is stopped (the backend broke the protocol, or the
  *	    disk was failed): no request goes on it, no response is read
  * @work_since_eoi: responses were taken since the last late EOI
- * @pool_lock: protects @data, @indirect and @need_rerun (grant.c)
+ * @pool_lock: protects @data, @indirect, @need_rerun and @growing (grant.c)
  * @data: persistent data grants (with pages) or references for bio pages
  * @indirect: indirect descriptor frames (with pages)
  * @need_rerun: a request was turned away for lack of grants
+ * @growing: @grow_work is queued or running
+ * @grow_work: adds data grants (xbf_pool_grow())
  * @irq_batch: most responses to ask for per interrupt (1: every response)
  * @irq_wait_ns: longest a response waits for the rest of its batch
  * @rsp_co: response coalescing (coalesce.h): rsp_co.batch is how many
@@ -258,6 +274,8 @@ struct xbf_ring {
 	struct xbf_pool data;
 	struct xbf_pool indirect;
 	bool need_rerun;
+	bool growing;
+	struct work_struct grow_work;
 
 	unsigned int irq_batch;
 	u64 irq_wait_ns;
@@ -562,10 +580,13 @@ struct xbf_req *xbf_ring_reclaim(struct xbf_ring *ring);
 void xbf_rings_freeze(struct xbf_info *info);
 
 /* grant.c */
-int xbf_pool_init(struct xbf_pool *pool, unsigned int nr, bool with_pages,
-		  domid_t domid, bool readonly);
+int xbf_pool_init(struct xbf_pool *pool, unsigned int nr, unsigned int cap,
+		  bool with_pages, domid_t domid, bool readonly);
 void xbf_pool_destroy(struct xbf_pool *pool);
 unsigned int xbf_pool_size(const struct xblk_negotiated *neg);
+unsigned int xbf_pool_cap(const struct xblk_negotiated *neg,
+			  unsigned int nr_slots);
+void xbf_pool_grow(struct work_struct *work);
 bool xbf_grants_get(struct xbf_ring *ring, struct xbf_req *req,
 		    unsigned int nr_data, unsigned int nr_indirect);
 bool xbf_grants_put(struct xbf_ring *ring, struct xbf_req *req);

@@ -19,15 +19,13 @@
 #include "blkfront.h"
 
 /**
- * xbf_pool_size() - data grants reserved per ring
+ * xbf_pool_size() - data grants a ring starts with
  * @neg: negotiated configuration
  *
  * Enough for several of the largest requests at once, and never fewer than
- * XBF_MIN_GRANTS; more would only pin grant-table entries (a domain has a
- * few tens of thousands, shared with every other device) and, with
- * persistent grants, guest memory.
+ * XBF_MIN_GRANTS; the ring grows its pool under load (xbf_pool_cap()).
  *
- * Return: number of data grants per ring.
+ * Return: number of data grants per ring at connect.
  */
 unsigned int xbf_pool_size(const struct xblk_negotiated *neg)
 {
@@ -35,9 +33,80 @@ unsigned int xbf_pool_size(const struct xblk_negotiated *neg)
 }
 
 /**
+ * xbf_pool_cap() - data grants a ring may grow to
+ * @neg: negotiated configuration
+ * @nr_slots: the ring's size
+ *
+ * A device that serves many requests at once keeps the ring's slots busy
+ * only if there are grants for what they carry: enough for a 64 KiB
+ * request in every slot, within XBF_MAX_GRANTS.  More would only pin
+ * grant-table entries (a domain has a few tens of thousands, shared with
+ * every other device) and, with persistent grants, guest memory; a pool
+ * grows to it only while requests are turned away for grants.
+ *
+ * Return: the most data grants per ring, at least xbf_pool_size().
+ */
+unsigned int xbf_pool_cap(const struct xblk_negotiated *neg,
+			  unsigned int nr_slots)
+{
+	return max(xbf_pool_size(neg),
+		   min_t(unsigned int, nr_slots * XBF_GRANTS_PER_SLOT,
+			 XBF_MAX_GRANTS));
+}
+
+/*
+ * Set up entries @pool->all[@pool->nr ..] (up to @n), not yet on the free
+ * stack: a reference each and, for a pool with pages, a page granted to
+ * the backend.  Only the one who may grow the pool calls this: the pool's
+ * creator, then its ring's grow work.  Returns how many were set up; @err
+ * says why not all.
+ */
+static unsigned int xbf_pool_prepare(struct xbf_pool *pool, unsigned int n,
+				     gfp_t gfp, int *err)
+{
+	grant_ref_t head;
+	unsigned int i;
+
+	*err = gnttab_alloc_grant_references(n, &head);
+	if (*err)
+		return 0;
+	for (i = 0; i < n; i++) {
+		struct xbf_gnt *g = &pool->all[pool->nr + i];
+
+		g->ref = gnttab_claim_grant_reference(&head);
+		if (pool->pages) {
+			g->page = alloc_page(gfp | __GFP_ZERO);
+			if (!g->page) {
+				gnttab_free_grant_reference(g->ref);
+				*err = -ENOMEM;
+				break;
+			}
+			gnttab_page_grant_foreign_access_ref_one(g->ref,
+								 pool->domid,
+								 g->page,
+								 pool->readonly);
+		}
+	}
+	if (i < n)
+		gnttab_free_grant_references(head);
+	return i;
+}
+
+/* Put @n prepared entries on the free stack (pool_lock held once shared). */
+static void xbf_pool_publish(struct xbf_pool *pool, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		pool->free[pool->nr_free++] = &pool->all[pool->nr + i];
+	pool->nr += n;
+}
+
+/**
  * xbf_pool_init() - reserve grant references, optionally with granted pages
  * @pool: the pool to fill
- * @nr: number of entries
+ * @nr: number of entries now
+ * @cap: most entries it may grow to (at least @nr)
  * @with_pages: allocate a page per entry and grant it now
  * @domid: the backend's domain
  * @readonly: grant the pages read-only
@@ -45,56 +114,39 @@ unsigned int xbf_pool_size(const struct xblk_negotiated *neg)
  * Context: process context, may sleep.
  * Return: 0 or a negative errno; on failure the pool is empty.
  */
-int xbf_pool_init(struct xbf_pool *pool, unsigned int nr, bool with_pages,
-		  domid_t domid, bool readonly)
+int xbf_pool_init(struct xbf_pool *pool, unsigned int nr, unsigned int cap,
+		  bool with_pages, domid_t domid, bool readonly)
 {
-	grant_ref_t head;
-	unsigned int i;
+	unsigned int done;
 	int err;
 
 	*pool = (struct xbf_pool){};
 	if (!nr)
 		return 0;
+	cap = max(cap, nr);
 
-	pool->all = kvcalloc(nr, sizeof(*pool->all), GFP_KERNEL);
+	pool->all = kvcalloc(cap, sizeof(*pool->all), GFP_KERNEL);
 	if (!pool->all)
 		return -ENOMEM;
-	pool->free = kvcalloc(nr, sizeof(*pool->free), GFP_KERNEL);
+	pool->free = kvcalloc(cap, sizeof(*pool->free), GFP_KERNEL);
 	if (!pool->free) {
 		err = -ENOMEM;
 		goto out_free_all;
 	}
+	pool->cap = cap;
+	pool->domid = domid;
+	pool->pages = with_pages;
+	pool->readonly = readonly;
 
-	err = gnttab_alloc_grant_references(nr, &head);
-	if (err)
-		goto out_free_stack;
-
-	for (i = 0; i < nr; i++) {
-		struct xbf_gnt *g = &pool->all[i];
-
-		g->ref = gnttab_claim_grant_reference(&head);
-		if (with_pages) {
-			g->page = alloc_page(GFP_KERNEL | __GFP_ZERO);
-			if (!g->page) {
-				gnttab_free_grant_reference(g->ref);
-				gnttab_free_grant_references(head);
-				err = -ENOMEM;
-				goto out_destroy;
-			}
-			gnttab_page_grant_foreign_access_ref_one(g->ref, domid,
-								 g->page,
-								 readonly);
-		}
-		pool->nr++;
-		pool->free[pool->nr_free++] = g;
-	}
+	done = xbf_pool_prepare(pool, nr, GFP_KERNEL, &err);
+	xbf_pool_publish(pool, done);
+	if (done < nr)
+		goto out_destroy;
 	return 0;
 
 out_destroy:
-	xbf_pool_destroy(pool);
+	xbf_pool_destroy(pool);	/* what was set up, and both arrays */
 	return err;
-out_free_stack:
-	kvfree(pool->free);
 out_free_all:
 	kvfree(pool->all);
 	*pool = (struct xbf_pool){};
@@ -139,7 +191,8 @@ void xbf_pool_destroy(struct xbf_pool *pool)
  * @nr_indirect: indirect frames
  *
  * All or nothing.  On failure the ring is marked for a queue rerun when
- * grants come back, so a request turned away is never forgotten.
+ * grants come back, so a request turned away is never forgotten, and a
+ * data pool below its cap is grown (xbf_pool_grow()).
  *
  * Context: any; takes xbf_ring.pool_lock.
  * Return: true if @req now holds the grants.
@@ -153,8 +206,15 @@ bool xbf_grants_get(struct xbf_ring *ring, struct xbf_req *req,
 	spin_lock_irqsave(&ring->pool_lock, flags);
 	if (ring->data.nr_free < nr_data ||
 	    ring->indirect.nr_free < nr_indirect) {
+		bool grow = ring->data.nr_free < nr_data &&
+			    ring->data.nr < ring->data.cap && !ring->growing;
+
 		ring->need_rerun = true;
+		if (grow)
+			ring->growing = true;
 		spin_unlock_irqrestore(&ring->pool_lock, flags);
+		if (grow)
+			queue_work(system_unbound_wq, &ring->grow_work);
 		return false;
 	}
 	ring->data.nr_free -= nr_data;
@@ -251,4 +311,45 @@ bool xbf_grants_put_list(struct xbf_ring *ring, struct xbf_req *list)
 	rerun = xbf_grants_take_rerun(ring);
 	spin_unlock_irqrestore(&ring->pool_lock, flags);
 	return rerun;
+}
+
+/**
+ * xbf_pool_grow() - add data grants to a ring turned away for lack of them
+ * @work: the ring's grow_work
+ *
+ * Adds up to XBF_GROW_STEP entries, never past the pool's cap; a pool that
+ * cannot grow (no grant references or pages left) stops trying.  The new
+ * entries are used from the next rerun of the queue, which the completion
+ * of any request holding grants does (need_rerun stays set): this work
+ * never touches the request queue, so it needs no ordering against the
+ * disk's removal, only against the ring's: xbf_ring_free() cancels it.
+ *
+ * Context: process context (system_unbound_wq), may sleep.
+ */
+void xbf_pool_grow(struct work_struct *work)
+{
+	struct xbf_ring *ring = container_of(work, struct xbf_ring, grow_work);
+	struct xbf_pool *pool = &ring->data;
+	unsigned long flags;
+	unsigned int n, done = 0;
+	int err;
+
+	/* nr and cap change only here (and at creation): read them unlocked. */
+	n = min_t(unsigned int, XBF_GROW_STEP, pool->cap - pool->nr);
+	if (n)
+		done = xbf_pool_prepare(pool, n, GFP_NOIO | __GFP_NOWARN,
+					&err);
+
+	spin_lock_irqsave(&ring->pool_lock, flags);
+	xbf_pool_publish(pool, done);
+	if (done < n)
+		pool->cap = pool->nr;
+	ring->stats.data_grants = pool->nr;
+	ring->growing = false;
+	spin_unlock_irqrestore(&ring->pool_lock, flags);
+
+	if (done < n)
+		dev_info(&ring->info->xbdev->dev,
+			 "%s: queue %u keeps %u data grants (%d)\n",
+			 ring->info->name, ring->index, pool->nr, err);
 }

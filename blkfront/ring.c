@@ -533,6 +533,8 @@ static void xbf_ring_free(struct xbf_ring *ring)
 	}
 	/* After the handler is gone: it is what starts the timer. */
 	hrtimer_cancel(&ring->poll_timer);
+	/* Before the pool goes: it is what the work grows. */
+	cancel_work_sync(&ring->grow_work);
 	if (ring->sring)
 		xenbus_teardown_ring((void **)&ring->sring,
 				     1U << info->neg.ring_order, ring->ring_refs);
@@ -624,6 +626,7 @@ int xbf_rings_alloc(struct xbf_info *info, unsigned int nr, unsigned int order,
 		xblk_coalesce_reset(&info->rings[i].rsp_co);
 		hrtimer_setup(&info->rings[i].poll_timer, xbf_poll_timer,
 			      CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+		INIT_WORK(&info->rings[i].grow_work, xbf_pool_grow);
 	}
 	for (i = 0; i < nr; i++) {
 		err = xbf_ring_alloc(&info->rings[i], order);
@@ -672,14 +675,17 @@ int xbf_ring_pools_alloc(struct xbf_ring *ring)
 	int err;
 
 	lockdep_assert_held(&info->mutex);
-	err = xbf_pool_init(&ring->data, xbf_pool_size(neg), xbf_copies(info),
+	err = xbf_pool_init(&ring->data, xbf_pool_size(neg),
+			    xbf_pool_cap(neg, ring->nr_slots), xbf_copies(info),
 			    domid, false);
 	if (err)
 		return err;
+	ring->growing = false;
+	ring->stats.data_grants = ring->data.nr;
 	if (neg->indirect)
 		frames = ring->nr_slots * xblk_indirect_frames(neg->segs);
 	/* Backends map persistent grants read-write, frames included. */
-	err = xbf_pool_init(&ring->indirect, frames, true, domid,
+	err = xbf_pool_init(&ring->indirect, frames, frames, true, domid,
 			    !neg->persistent);
 	if (err)
 		xbf_pool_destroy(&ring->data);

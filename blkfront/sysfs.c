@@ -61,6 +61,7 @@ XBF_STAT(errors);
 XBF_STAT(timer_polls);
 XBF_STAT(ring_stopped);
 XBF_STAT(idle_irqs);
+XBF_STAT(data_grants);
 
 static struct attribute *xbf_stat_attrs[] = {
 	&xbf_stat_reads.attr,
@@ -79,6 +80,7 @@ static struct attribute *xbf_stat_attrs[] = {
 	&xbf_stat_timer_polls.attr,
 	&xbf_stat_ring_stopped.attr,
 	&xbf_stat_idle_irqs.attr,
+	&xbf_stat_data_grants.attr,
 	NULL
 };
 ATTRIBUTE_GROUPS(xbf_stat);

@@ -404,6 +404,48 @@ c_sched() {
 		case_fail "sequential reads under a ceiling of 2: refused ${ds:-?} times, ${ms:-?} merged"
 	case_note "ceiling 2: random 4k reads refused $dy times in $ry; 4 sequential jobs refused $ds times, $ms merged"
 	c_sched_window
+	c_sched_pool
+}
+
+# the data grants follow the device (grant.c, xbf_pool_grow()): a ring starts with 1024
+# (4 MiB: 16 requests of 256 KiB in flight), and a disk that serves many requests at once keeps
+# more in flight only if its rings grow. 4 random 256 KiB read jobs x 32 (random: not held by
+# the window) on a 256-tag disk of 200 ms (slow enough for the lab's guest to keep all 128 in
+# flight): requests are turned away for grants (queue-N/ring_full), and the rings grow past
+# 1024, never past their cap (a 64 KiB request per slot, at most 2048); a write+verify then
+# passes on the grown pools.
+c_sched_pool() {
+	local g gs n=0 over=0 grown=0 segs
+	nullb_make nullbpool size=256 memory_backed=1 irqmode=2 completion_nsec=200000000 \
+		hw_queue_depth=256 ||
+		{ case_fail "cannot make a 256-tag null_blk"; return 1; }
+	disk_attach "$G" nullbpool xvde || return 1
+	g_ok -t 150 "$G" "d=/sys/block/xvde/device
+		slots=\$((32 << \$(cat \$d/xblk/ring_page_order)))
+		echo before=\$(cat \$d/queue-*/data_grants | tr '\\n' ,) slots=\$slots segs=\$(cat \$d/xblk/max_segments)
+		f0=\$(cat \$d/queue-*/ring_full | awk '{ s += \$1 } END { print s }')
+		fio --name=p --filename=/dev/xvde --ioengine=libaio --direct=1 --rw=randread --bs=256k \
+			--numjobs=4 --iodepth=32 --runtime=3 --time_based --group_reporting > /dev/null || exit 1
+		echo after=\$(cat \$d/queue-*/data_grants | tr '\\n' ,) \
+			turned_away=\$((\$(cat \$d/queue-*/ring_full | awk '{ s += \$1 } END { print s }') - f0))
+		fio_verify /dev/xvde 1M 8M" || { case_fail "256 KiB random reads on the 256-tag disk"; return 1; }
+	gs=$(g_field after) gs=${gs%,}
+	local before=$(g_field before) slots=$(g_field slots) ta=$(g_field turned_away) base cap
+	# grant.c: xbf_pool_size() = max(1024, 4 x segments), xbf_pool_cap()
+	segs=$(g_field segs) base=$(( 4 * ${segs:-256} ))
+	[ "$base" -lt 1024 ] && base=1024
+	cap=$(( ${slots:-128} * 16 )); [ "$cap" -gt 2048 ] && cap=2048; [ "$cap" -lt "$base" ] && cap=$base
+	for g in ${gs//,/ }; do
+		n=$((n + 1))
+		[ "$g" -gt "$base" ] && grown=$((grown + 1))
+		[ "$g" -gt "$cap" ] && over=$((over + 1))
+	done
+	[ "$n" -gt 0 ] || { case_fail "no queue-N/data_grants"; return 1; }
+	[ "$base" -lt "$cap" ] || { case_note "the rings cannot grow here (start $base, cap $cap)"; return 0; }
+	[ "$grown" -gt 0 ] ||
+		case_fail "no ring grew its data grants past $base (${gs}) with ${ta:-?} requests turned away"
+	[ "$over" -eq 0 ] || case_fail "data grants $gs: above the cap of $cap"
+	case_note "256-tag 200 ms disk, 4 random 256k jobs x 32: data grants ${before%,} -> $gs (cap $cap), ${ta:-?} turned away, then write+verify"
 }
 
 # the window (inflight_control, default Y) follows the device: on a disk that serves 16

@@ -339,13 +339,13 @@ wtrace_dump() {
 }
 
 # fe_counters DISK: xblkfront's summed queue counters: notify_out notify_in spurious reads writes
-# timer_polls
+# timer_polls ring_full
 # (zeros for a frontend without them)
 fe_counters() {
 	local k x v sum out=""
 	# (fe_queue_sum's sum inline: a subshell per counter is a fork, millions of a PV guest's
 	# instructions under TCG, twice per bench job)
-	for k in notify_out notify_in spurious reads writes timer_polls; do
+	for k in notify_out notify_in spurious reads writes timer_polls ring_full; do
 		sum=0
 		for x in /sys/block/"$1"/device/queue-*/"$k"; do
 			[ -f "$x" ] && read -r v < "$x" && sum=$((sum + v))
@@ -404,7 +404,8 @@ bench_fio() {
 		"wr=$((s1[4] - s0[4])) wr_merged=$((s1[5] - s0[5])) wr_sect=$((s1[6] - s0[6]))" \
 		"fe_irq=$((i1 - i0)) fe_notify_out=$((f1[0] - f0[0])) fe_notify_in=$((f1[1] - f0[1]))" \
 		"fe_spurious=$((f1[2] - f0[2])) fe_req=$((f1[3] + f1[4] - f0[3] - f0[4]))" \
-		"fe_timer_polls=$((f1[5] - f0[5]))" \
+		"fe_timer_polls=$((f1[5] - f0[5])) fe_ring_full=$((f1[6] - f0[6]))" \
+		"fe_grants=$(fe_queue_sum "$d" data_grants)" \
 		"fe_window=$(cat "/sys/block/$d/device/xblk/budget_bound" 2>/dev/null || echo -)" \
 		"fe_denied=$(cat "/sys/block/$d/device/xblk/budget_denied" 2>/dev/null || echo -)" \
 		"fe_idle_irqs=$(fe_queue_sum "$d" idle_irqs)" \
