@@ -48,6 +48,11 @@
 #                domain, device and key, the same in xenstore's error node, never Connected,
 #                nothing mapped (before and after the detach). "keys" selects all of them
 #   keys-good    then the same guest attaches with correct keys: connected, reads served
+#   state-unknown  the frontend writes its own state as 0 (XenbusStateUnknown, what a dying
+#                frontend leaves), once connected and idle, once with 8 slow reads in flight
+#                just after Closing: each time the backend gets to Closed (after the reads are
+#                answered), nothing stays mapped, xl block-detach removes the vbd, dom0 logs
+#                no kernel problem; then the guest attaches again and is served
 #   stormfull    the page budget used up by slow reads, then 4 s of notifications: the blocked
 #                ring must throttle them (spurious late EOIs): about one interrupt per jiffy,
 #                at most 500 a second (before the fix: 72,000 a second); the neighbour
@@ -755,6 +760,38 @@ c_keys_good() {
 	no_leak "after detach"
 }
 
+# state-unknown: see the list at the top. xblkback, like xen-blkback, takes Unknown for a
+# frontend that is gone: it disconnects, says Closed and lets its xenbus device go (or, with
+# requests in flight, closes the backing device once its teardown has waited for them).
+state0_write() {
+	g_ok "$G" "xenstore-write device/vbd/$(vdev_devid "$VDEV")/state 0" ||
+		{ case_fail "the guest could not write its state"; return 1; }
+}
+c_state_unknown() {
+	local t0 t1
+	h_attach_reg nullb0 || return 1
+	h_run good || { case_fail "guest before: $H_LINE"; return 1; }
+	state0_write || return 1
+	wait_until 20 0.2 be_state_in "$G" $VDEV 6
+	expect "backend state after Unknown (connected, idle)" "$BE_STATE" 6
+	no_leak "after Unknown (idle)" || true
+	disk_detach "$G" $VDEV || return 1
+	no_leak "after detach (idle)" || return 1
+	slow_disk || return 1
+	h_attach_reg /dev/nbslow || return 1
+	h_run slowclose 8 || { case_fail "guest: $H_LINE"; return 1; }
+	t0=$(now)
+	state0_write || return 1
+	wait_until 60 0.2 be_state_in "$G" $VDEV 6
+	t1=$(awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.1f", b - a}')
+	expect "backend state after Unknown (8 slow reads in flight)" "$BE_STATE" 6
+	no_leak "after Unknown (reads answered)" || true
+	disk_detach "$G" $VDEV || return 1
+	no_leak "after detach (reads in flight)" || return 1
+	case_note "Unknown when idle and with 8 slow reads in flight (Closed after $t1 s): nothing mapped, detached"
+	c_keys_good
+}
+
 # the attack cases on the main disk, with their counter and expected log line
 attack() {   # NAME CASE ARG COUNTER REGEX
 	want "$1" && run_case "$1" c_attack "${@:2}"
@@ -784,6 +821,7 @@ if suite_begin; then
 		want keys "keys-$m" && run_case "keys-$m" c_keys "$kspec" "$kre"
 	done
 	want keys keys-good && run_case keys-good c_keys_good
+	want state-unknown && run_case state-unknown c_state_unknown
 	want persistent && run_case persistent c_persistent_attacks
 	want readonly && run_case readonly c_readonly
 	want unaligned && run_case unaligned c_unaligned
