@@ -109,7 +109,15 @@ rd_halt() {
 	local t0=$SECONDS
 	g_run -t 120 $G 'sync; mount -o remount,ro / || echo "remount ro failed"; sync'
 	xl dmesg -c >/dev/null 2>&1
+	# A teardown that runs past 45 s (16-40 s is usual here) is the one around which dom0
+	# has logged an RCU stall (tests/lab/RUNS.md): Xen's run queues, timers and CPU states
+	# every 15 s from then on, on its console (this suite's log), to see who holds what
+	local sampler
+	( sleep 45; while :; do xl debug-keys rad 2>/dev/null; sleep 15; done ) &
+	sampler=$!
 	guest_destroy $G
+	kill "$sampler" 2>/dev/null
+	wait "$sampler" 2>/dev/null
 	# Xen's own view of the teardown, in case dom0's kcheck sees a stall around it
 	log "rootdisk: guest down in $((SECONDS - t0)) s; Xen: $(xl dmesg -c 2>&1 | tail -5 | tr '\n' '|')"
 }
