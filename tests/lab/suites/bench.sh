@@ -566,6 +566,44 @@ wtrace_report() {
 	G_OUT=$o G_RC=$rc
 }
 
+# btrace_begin / btrace_report TAGS: with XLAB_OPTS=btrace=1 and xblkback serving, how long each
+# finished bio waited in dom0 for its response to be pushed: xblkback_bio_end to the next
+# xblkback_respond of its ring (matched in order, as many as the push carried), in us of the
+# mono clock: "XLAB-BTRACE TAGS n=N mean=US le25=N le100=N le250=N le1000=N max=US overrun=N".
+# Tracing costs instructions: not for a job whose IOPS count.
+BTRACE=/sys/kernel/tracing
+btrace_begin() {
+	[ -d $BTRACE/events/xblkback ] || return 0
+	echo 0 > $BTRACE/tracing_on && echo mono > $BTRACE/trace_clock &&
+		echo 8192 > $BTRACE/buffer_size_kb && echo > $BTRACE/trace &&
+		echo 1 > $BTRACE/events/xblkback/xblkback_bio_end/enable &&
+		echo 1 > $BTRACE/events/xblkback/xblkback_respond/enable &&
+		echo 1 > $BTRACE/tracing_on || log "btrace: not started"
+}
+btrace_report() {
+	local ov
+	[ -d $BTRACE/events/xblkback ] || return 0
+	echo 0 > $BTRACE/tracing_on
+	echo 0 > $BTRACE/events/xblkback/enable
+	ov=$(cat $BTRACE/per_cpu/cpu*/stats | awk '/^overrun:/ { s += $2 } END { print s + 0 }')
+	awk -v t="$1" -v ov="$ov" '
+	function field(k,   v) { v = $0; sub(".*" k "=", "", v); sub(/[^0-9].*/, "", v); return v + 0 }
+	/xblkback_(bio_end|respond):/ {
+		for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { ts = substr($i, 1, length($i) - 1) * 1e6; break }
+		r = field("ring")
+	}
+	/xblkback_bio_end:/ { k = tl[r] + 0; q[r, k] = ts; tl[r] = k + 1; next }
+	/xblkback_respond:/ {
+		for (b = field("batch"); b > 0 && hd[r] + 0 < tl[r] + 0; b--) {
+			k = hd[r] + 0; d = ts - q[r, k]; delete q[r, k]; hd[r] = k + 1
+			n++; sum += d; if (d > max) max = d
+			if (d <= 25) c25++; if (d <= 100) c100++; if (d <= 250) c250++; if (d <= 1000) c1000++
+		}
+	}
+	END { printf "XLAB-BTRACE %s n=%d mean=%.1f le25=%d le100=%d le250=%d le1000=%d max=%.1f overrun=%d\n",
+		t, n, n ? sum / n : 0, c25, c100, c250, c1000, max, ov }' $BTRACE/trace >&2
+}
+
 # prof_mods PAIR: where each module's text is in dom0 and in the guest, for the instruction
 # profile's report: "XLAB-PROF-MOD pair=P side=dom0|guest mod=M text=ADDR"
 prof_mods() {
@@ -596,6 +634,7 @@ run_job() {
 	[ -n "${XLAB_VCPUPIN:-}" ] && vcpu_pin "$domid"
 	[ -n "${XLAB_KPROF:-}" ] && kprof_reset
 	[ -n "${XLAB_WTRACE:-}" ] && { g_run "$G" wtrace_start || log "wtrace: not started in the guest (rc=$G_RC)"; }
+	[ -n "${XLAB_BTRACE:-}" ] && btrace_begin
 	rm -f $LAB_TMP/job.rc
 	read -r d0 < "/sys/block/$dev/stat"
 	(g_run -t $((${JOB_RT%.*} + 150)) "$G" "bench_fio -m $tok /dev/$vdev '$FE_IRQ' $*"
@@ -614,6 +653,7 @@ run_job() {
 	done < "$G_OUT"
 	[ -n "${XLAB_KPROF:-}" ] && kprof_dump "round=$round pair=$pair work=$name"
 	[ -n "${XLAB_WTRACE:-}" ] && wtrace_report "round=$round pair=$pair work=$name"
+	[ -n "${XLAB_BTRACE:-}" ] && btrace_report "round=$round pair=$pair work=$name"
 	if [ "$G_RC" != 0 ] || [[ $gl != *iops=* ]]; then
 		case_fail "$name: fio in the guest failed (rc=$G_RC): $(grep -v '^XLAB-' "$G_OUT" | tail -3 | tr '\n' '|')"
 		return 1
