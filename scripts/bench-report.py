@@ -481,8 +481,8 @@ class Report:
 
     def targets(self):
         self.say("Targets (issue 31; ours against the pairs of the same boot):")
-        allp = list(collections.OrderedDict.fromkeys(p for (_, p, _) in self.agg))
-        allp += [p for (p, _) in self.N if p not in allp]
+        allp = list(collections.OrderedDict.fromkeys(
+            [p for (_, p, _) in self.agg] + [p for (p, _) in self.N]))
         variants = [p for p in allp if ours(p) and "@" not in p and "~" not in p]
         if not variants:
             self.check("pairs", None, "no pair of ours in the logs")

@@ -120,6 +120,13 @@ report "$out/r2" "$out/r2.log"
 [ $rc = 0 ] || { echo "bench-report: exit $rc on R2 alone, expected 0"; fail=1; }
 last "$out/r2" "14 passed, 0 failed"
 
+# the wall-clock boot alone (scripts/bench.sh wall): each target once, however many jobs
+grep -E 'set=notify ' "$out/good.log" > "$out/wall.log"
+report "$out/w" --regimes wall "$out/wall.log"
+[ "$(grep -c 'xblk wall seq-4k notifications' "$out/w.stdout")" = 1 ] ||
+	{ echo "bench-report: a wall target printed more than once"; fail=1; }
+last "$out/w" "4 passed, 0 failed"
+
 # a log of the single-regime bench (set=main) is R1
 grep -E 'set=r1 ' "$out/good.log" | sed 's/set=r1 /set=main /' > "$out/old.log"
 report "$out/o" "$out/old.log"
