@@ -573,6 +573,7 @@ wtrace_report() {
 # Tracing costs instructions: not for a job whose IOPS count.
 BTRACE=/sys/kernel/tracing
 btrace_begin() {
+	[ -d $BTRACE/events ] || mount -t tracefs nodev $BTRACE || { log "btrace: no tracefs"; return 0; }
 	[ -d $BTRACE/events/xblkback ] || return 0
 	echo 0 > $BTRACE/tracing_on && echo mono > $BTRACE/trace_clock &&
 		echo 8192 > $BTRACE/buffer_size_kb && echo > $BTRACE/trace &&
