@@ -569,7 +569,8 @@ wtrace_report() {
 # btrace_begin / btrace_report TAGS: with XLAB_OPTS=btrace=1 and xblkback serving, how long each
 # finished bio waited in dom0 for its response to be pushed: xblkback_bio_end to the next
 # xblkback_respond of its ring (matched in order, as many as the push carried), in us of the
-# mono clock: "XLAB-BTRACE TAGS n=N mean=US le25=N le100=N le250=N le1000=N max=US overrun=N".
+# mono clock: "XLAB-BTRACE TAGS n=N mean=US le25=N le100=N le250=N le1000=N max=US
+# other_cpu=N other_cpu_mean=US overrun=N" (other_cpu: the bio ended on another CPU than the push).
 # Tracing costs instructions: not for a job whose IOPS count.
 BTRACE=/sys/kernel/tracing
 btrace_begin() {
@@ -590,19 +591,24 @@ btrace_report() {
 	awk -v t="$1" -v ov="$ov" '
 	function field(k,   v) { v = $0; sub(".*" k "=", "", v); sub(/[^0-9].*/, "", v); return v + 0 }
 	/xblkback_(bio_end|respond):/ {
-		for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { ts = substr($i, 1, length($i) - 1) * 1e6; break }
+		for (i = 1; i <= NF; i++) {
+			if ($i ~ /^\[[0-9]+\]$/) cpu = $i
+			if ($i ~ /^[0-9]+\.[0-9]+:$/) { ts = substr($i, 1, length($i) - 1) * 1e6; break }
+		}
 		r = field("ring")
 	}
-	/xblkback_bio_end:/ { k = tl[r] + 0; q[r, k] = ts; tl[r] = k + 1; next }
+	/xblkback_bio_end:/ { k = tl[r] + 0; q[r, k] = ts; qc[r, k] = cpu; tl[r] = k + 1; next }
 	/xblkback_respond:/ {
 		for (b = field("batch"); b > 0 && hd[r] + 0 < tl[r] + 0; b--) {
-			k = hd[r] + 0; d = ts - q[r, k]; delete q[r, k]; hd[r] = k + 1
+			k = hd[r] + 0; d = ts - q[r, k]; hd[r] = k + 1
+			if (qc[r, k] != cpu) { nx++; sx += d }
+			delete q[r, k]; delete qc[r, k]
 			n++; sum += d; if (d > max) max = d
 			if (d <= 25) c25++; if (d <= 100) c100++; if (d <= 250) c250++; if (d <= 1000) c1000++
 		}
 	}
-	END { printf "XLAB-BTRACE %s n=%d mean=%.1f le25=%d le100=%d le250=%d le1000=%d max=%.1f overrun=%d\n",
-		t, n, n ? sum / n : 0, c25, c100, c250, c1000, max, ov }' $BTRACE/trace >&2
+	END { printf "XLAB-BTRACE %s n=%d mean=%.1f le25=%d le100=%d le250=%d le1000=%d max=%.1f other_cpu=%d other_cpu_mean=%.1f overrun=%d\n",
+		t, n, n ? sum / n : 0, c25, c100, c250, c1000, max, nx, nx ? sx / nx : 0, ov }' $BTRACE/trace >&2
 }
 
 # prof_mods PAIR: where each module's text is in dom0 and in the guest, for the instruction
