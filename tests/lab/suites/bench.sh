@@ -572,6 +572,20 @@ wtrace_report() {
 # mono clock: "XLAB-BTRACE TAGS n=N mean=US le25=N le100=N le250=N le1000=N max=US
 # other_cpu=N other_cpu_mean=US overrun=N" (other_cpu: the bio ended on another CPU than the push).
 # Tracing costs instructions: not for a job whose IOPS count.
+# pinbe_apply DOMID: with XLAB_OPTS=pinbe=1, xblkback's ring threads of the guest DOMID held on one
+# dom0 CPU each (ring N on CPU N mod CPUs), so that the bios a thread submits end on its CPU
+# (an experiment on the return path, bench-notebook "Random reads on the slow device")
+pinbe_apply() {
+	local c n=$(nproc) r
+	for c in /proc/[0-9]*/comm; do
+		read -r r < "$c" 2>/dev/null || continue
+		[[ $r == xbb.$1.* ]] || continue
+		r=${r##*.}
+		c=${c#/proc/}
+		taskset -p "$(printf %x $((1 << (r % n))))" "${c%/comm}" > /dev/null ||
+			log "pinbe: taskset of ${c%/comm} failed"
+	done
+}
 BTRACE=/sys/kernel/tracing
 btrace_begin() {
 	[ -d $BTRACE/events ] || mount -t tracefs nodev $BTRACE || { log "btrace: no tracefs"; return 0; }
@@ -642,6 +656,7 @@ run_job() {
 	[ -n "${XLAB_KPROF:-}" ] && kprof_reset
 	[ -n "${XLAB_WTRACE:-}" ] && { g_run "$G" wtrace_start || log "wtrace: not started in the guest (rc=$G_RC)"; }
 	[ -n "${XLAB_BTRACE:-}" ] && btrace_begin
+	[ -n "${XLAB_PINBE:-}" ] && pinbe_apply "$domid"
 	rm -f $LAB_TMP/job.rc
 	read -r d0 < "/sys/block/$dev/stat"
 	(g_run -t $((${JOB_RT%.*} + 150)) "$G" "bench_fio -m $tok /dev/$vdev '$FE_IRQ' $*"
