@@ -576,7 +576,8 @@ wtrace_report() {
 # dom0 CPU each (ring N on CPU N mod CPUs), so that the bios a thread submits end on its CPU
 # (an experiment on the return path, bench-notebook "Random reads on the slow device")
 pinbe_apply() {
-	local c n=$(nproc) r
+	local c n r
+	n=$(nproc)
 	for c in /proc/[0-9]*/comm; do
 		read -r r < "$c" 2>/dev/null || continue
 		[[ $r == xbb.$1.* ]] || continue
