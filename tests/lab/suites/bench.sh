@@ -570,7 +570,9 @@ wtrace_report() {
 # finished bio waited in dom0 for its response to be pushed: xblkback_bio_end to the next
 # xblkback_respond of its ring (matched in order, as many as the push carried), in us of the
 # mono clock: "XLAB-BTRACE TAGS n=N mean=US le25=N le100=N le250=N le1000=N max=US
-# other_cpu=N other_cpu_mean=US overrun=N" (other_cpu: the bio ended on another CPU than the push).
+# other_cpu=N other_cpu_mean=US thread_on=N thread_on_mean=US wakeups=N wake_mean=US wake_gt100=N
+# wake_max=US overrun=N" (other_cpu: the bio ended on another CPU than the push; thread_on: while
+# its ring's thread was on a CPU; wake: a ring thread's sched_wakeup to its sched_switch in).
 # Tracing costs instructions: not for a job whose IOPS count.
 # pinbe_apply DOMID: with XLAB_OPTS=pinbe=1, xblkback's ring threads of the guest DOMID held on one
 # dom0 CPU each (ring N on CPU N mod CPUs), so that the bios a thread submits end on its CPU
@@ -595,6 +597,10 @@ btrace_begin() {
 		echo 8192 > $BTRACE/buffer_size_kb && echo > $BTRACE/trace &&
 		echo 1 > $BTRACE/events/xblkback/xblkback_bio_end/enable &&
 		echo 1 > $BTRACE/events/xblkback/xblkback_respond/enable &&
+		echo 'comm ~ "xbb.*"' > $BTRACE/events/sched/sched_wakeup/filter &&
+		echo 'next_comm ~ "xbb.*" || prev_comm ~ "xbb.*"' > $BTRACE/events/sched/sched_switch/filter &&
+		echo 1 > $BTRACE/events/sched/sched_wakeup/enable &&
+		echo 1 > $BTRACE/events/sched/sched_switch/enable &&
 		echo 1 > $BTRACE/tracing_on || log "btrace: not started"
 }
 btrace_report() {
@@ -602,6 +608,8 @@ btrace_report() {
 	[ -d $BTRACE/events/xblkback ] || return 0
 	echo 0 > $BTRACE/tracing_on
 	echo 0 > $BTRACE/events/xblkback/enable
+	echo 0 > $BTRACE/events/sched/sched_wakeup/enable
+	echo 0 > $BTRACE/events/sched/sched_switch/enable
 	ov=$(cat $BTRACE/per_cpu/cpu*/stats | awk '/^overrun:/ { s += $2 } END { print s + 0 }')
 	awk -v t="$1" -v ov="$ov" '
 	function field(k,   v) { v = $0; sub(".*" k "=", "", v); sub(/[^0-9].*/, "", v); return v + 0 }
@@ -612,18 +620,34 @@ btrace_report() {
 		}
 		r = field("ring")
 	}
-	/xblkback_bio_end:/ { k = tl[r] + 0; q[r, k] = ts; qc[r, k] = cpu; tl[r] = k + 1; next }
+	/ sched_(wakeup|switch):/ {
+		for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { ts = substr($i, 1, length($i) - 1) * 1e6; break }
+	}
+	/ sched_wakeup:/ { wk[field("pid")] = ts; next }
+	/ sched_switch:/ {
+		np = field("next_pid"); pp = field("prev_pid")
+		if (np in wk) {
+			d = ts - wk[np]; delete wk[np]
+			wn++; wsum += d; if (d > wmax) wmax = d; if (d > 100) w100++
+		}
+		if ($0 ~ /prev_comm=xbb/) { v = $0; sub(/ prev_pid=.*/, "", v); sub(/.*\./, "", v); on[v] = 0 }
+		if ($0 ~ /next_comm=xbb/) { v = $0; sub(/ next_pid=.*/, "", v); sub(/.*\./, "", v); on[v] = 1 }
+		next
+	}
+	/xblkback_bio_end:/ { k = tl[r] + 0; q[r, k] = ts; qc[r, k] = cpu; qr[r, k] = on[r] + 0; tl[r] = k + 1; next }
 	/xblkback_respond:/ {
 		for (b = field("batch"); b > 0 && hd[r] + 0 < tl[r] + 0; b--) {
 			k = hd[r] + 0; d = ts - q[r, k]; hd[r] = k + 1
 			if (qc[r, k] != cpu) { nx++; sx += d }
-			delete q[r, k]; delete qc[r, k]
+			if (qr[r, k]) { nr++; sr += d }
+			delete q[r, k]; delete qc[r, k]; delete qr[r, k]
 			n++; sum += d; if (d > max) max = d
 			if (d <= 25) c25++; if (d <= 100) c100++; if (d <= 250) c250++; if (d <= 1000) c1000++
 		}
 	}
-	END { printf "XLAB-BTRACE %s n=%d mean=%.1f le25=%d le100=%d le250=%d le1000=%d max=%.1f other_cpu=%d other_cpu_mean=%.1f overrun=%d\n",
-		t, n, n ? sum / n : 0, c25, c100, c250, c1000, max, nx, nx ? sx / nx : 0, ov }' $BTRACE/trace >&2
+	END { printf "XLAB-BTRACE %s n=%d mean=%.1f le25=%d le100=%d le250=%d le1000=%d max=%.1f other_cpu=%d other_cpu_mean=%.1f thread_on=%d thread_on_mean=%.1f wakeups=%d wake_mean=%.1f wake_gt100=%d wake_max=%.1f overrun=%d\n",
+		t, n, n ? sum / n : 0, c25, c100, c250, c1000, max, nx, nx ? sx / nx : 0,
+		nr, nr ? sr / nr : 0, wn, wn ? wsum / wn : 0, w100, wmax, ov }' $BTRACE/trace >&2
 }
 
 # prof_mods PAIR: where each module's text is in dom0 and in the guest, for the instruction
