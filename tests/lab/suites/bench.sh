@@ -566,14 +566,6 @@ wtrace_report() {
 	G_OUT=$o G_RC=$rc
 }
 
-# btrace_begin / btrace_report TAGS: with XLAB_OPTS=btrace=1 and xblkback serving, how long each
-# finished bio waited in dom0 for its response to be pushed: xblkback_bio_end to the next
-# xblkback_respond of its ring (matched in order, as many as the push carried), in us of the
-# mono clock: "XLAB-BTRACE TAGS n=N mean=US le25=N le100=N le250=N le1000=N max=US
-# other_cpu=N other_cpu_mean=US thread_on=N thread_on_mean=US wakeups=N wake_mean=US wake_gt100=N
-# wake_max=US overrun=N" (other_cpu: the bio ended on another CPU than the push; thread_on: while
-# its ring's thread was on a CPU; wake: a ring thread's sched_wakeup to its sched_switch in).
-# Tracing costs instructions: not for a job whose IOPS count.
 # pinbe_apply DOMID: with XLAB_OPTS=pinbe=1, xblkback's ring threads of the guest DOMID held on one
 # dom0 CPU each (ring N on CPU N mod CPUs), so that the bios a thread submits end on its CPU
 # (an experiment on the return path, bench-notebook "Random reads on the slow device")
@@ -589,6 +581,15 @@ pinbe_apply() {
 			log "pinbe: taskset of ${c%/comm} failed"
 	done
 }
+
+# btrace_begin / btrace_report TAGS: with XLAB_OPTS=btrace=1 and xblkback serving, how long each
+# finished bio waited in dom0 for its response to be pushed: xblkback_bio_end to the next
+# xblkback_respond of its ring (matched in order, as many as the push carried), in us of the
+# mono clock: "XLAB-BTRACE TAGS n=N mean=US le25=N le100=N le250=N le1000=N max=US
+# other_cpu=N other_cpu_mean=US thread_on=N thread_on_mean=US wakeups=N wake_mean=US wake_gt100=N
+# wake_max=US overrun=N" (other_cpu: the bio ended on another CPU than the push; thread_on: while
+# its ring's thread was on a CPU; wake: a ring thread's sched_wakeup to its sched_switch in).
+# Tracing costs instructions: not for a job whose IOPS count.
 BTRACE=/sys/kernel/tracing
 btrace_begin() {
 	[ -d $BTRACE/events ] || mount -t tracefs nodev $BTRACE || { log "btrace: no tracefs"; return 0; }
@@ -613,19 +614,15 @@ btrace_report() {
 	ov=$(cat $BTRACE/per_cpu/cpu*/stats | awk '/^overrun:/ { s += $2 } END { print s + 0 }')
 	awk -v t="$1" -v ov="$ov" '
 	function field(k,   v) { v = $0; sub(".*" k "=", "", v); sub(/[^0-9].*/, "", v); return v + 0 }
-	/xblkback_(bio_end|respond):/ {
+	/ (xblkback_(bio_end|respond)|sched_(wakeup|switch)):/ {
 		for (i = 1; i <= NF; i++) {
 			if ($i ~ /^\[[0-9]+\]$/) cpu = $i
 			if ($i ~ /^[0-9]+\.[0-9]+:$/) { ts = substr($i, 1, length($i) - 1) * 1e6; break }
 		}
-		r = field("ring")
-	}
-	/ sched_(wakeup|switch):/ {
-		for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { ts = substr($i, 1, length($i) - 1) * 1e6; break }
 	}
 	/ sched_wakeup:/ { wk[field("pid")] = ts; next }
 	/ sched_switch:/ {
-		np = field("next_pid"); pp = field("prev_pid")
+		np = field("next_pid")
 		if (np in wk) {
 			d = ts - wk[np]; delete wk[np]
 			wn++; wsum += d; if (d > wmax) wmax = d; if (d > 100) w100++
@@ -634,6 +631,7 @@ btrace_report() {
 		if ($0 ~ /next_comm=xbb/) { v = $0; sub(/ next_pid=.*/, "", v); sub(/.*\./, "", v); on[v] = 1 }
 		next
 	}
+	/xblkback_(bio_end|respond):/ { r = field("ring") }
 	/xblkback_bio_end:/ { k = tl[r] + 0; q[r, k] = ts; qc[r, k] = cpu; qr[r, k] = on[r] + 0; tl[r] = k + 1; next }
 	/xblkback_respond:/ {
 		for (b = field("batch"); b > 0 && hd[r] + 0 < tl[r] + 0; b--) {
