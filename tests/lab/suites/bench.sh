@@ -42,13 +42,14 @@
 # XLAB_PAIRS (default intree,xblk; r2: intree,intree-tuned,xblk): intree-tuned is xen-blkfront
 # with max_ring_page_order=2 max_indirect_segments=256 (as an informed admin sets it); variants
 # of ours: xblk-b<N> (frontend max_inflight=N), xblk-v0 (frontend inflight_control=0: the
-# fixed bound), xblk-i<N> (irq_batch=N), xblk-p<0|1> (backend poll_inflight), xblk-c<N> and
-# xblk-w<N> (backend coalesce_reqs=N, coalesce_usecs=N), xblk-f0 (frontend irq_affinity=0 and
-# backend irq_follow=0), combined as in xblk-b0-i1-p0; a suffix @dl, @ky or @bfq runs that pair
-# with the guest's disks on mq-deadline, kyber or bfq; a suffix ~emu runs it in a guest with
-# Xen's default tsc_mode (its rdtsc emulated here), ~native with tsc_mode "native" (as
-# intree~emu,xblk~emu: both TSC modes in one boot). XLAB_WORK=a,b limits the jobs. An option
-# prefixed with a regime (XLAB_OPTS r1_pairs=..., r2_rounds=3) applies to that regime only.
+# fixed bound), xblk-i<N> (irq_batch=N), xblk-u<N> (irq_wait_us=N), xblk-p<0|1> (backend
+# poll_inflight), xblk-c<N> and xblk-w<N> (backend coalesce_reqs=N, coalesce_usecs=N), xblk-f0
+# (frontend irq_affinity=0 and backend irq_follow=0), combined as in xblk-b0-i1-p0; a suffix
+# @dl, @ky or @bfq runs that pair with the guest's disks on mq-deadline, kyber or bfq; a
+# suffix ~emu runs it in a guest with Xen's default tsc_mode (its rdtsc emulated here),
+# ~native with tsc_mode "native" (as intree~emu,xblk~emu: both TSC modes in one boot).
+# XLAB_WORK=a,b limits the jobs. An option prefixed with a regime (XLAB_OPTS r1_pairs=...,
+# r2_rounds=3) applies to that regime only.
 #
 # One line per job:  XLAB-BENCH round=R clock=C set=S pair=P work=W key=value...
 # with fio's IOPS, KiB/s and latencies, the guest disk's, dom0's device's (dev_*) and the
@@ -493,9 +494,9 @@ pair_use() {
 		;;
 	xblk | xblk-*)
 		# variants: xblk-b<N> max_inflight=N, -v0 inflight_control off (the fixed bound),
-		# -i<N> irq_batch=N (frontend), -p<0|1> the backend's poll_inflight, -f0 both sides'
-		# event affinity off, -c<N> the backend's coalesce_reqs=N, -w<N> its
-		# coalesce_usecs=N; e.g. xblk-b0-i1-p0-c1 batches nothing
+		# -i<N> irq_batch=N, -u<N> irq_wait_us=N (frontend), -p<0|1> the backend's
+		# poll_inflight, -f0 both sides' event affinity off, -c<N> the backend's
+		# coalesce_reqs=N, -w<N> its coalesce_usecs=N; e.g. xblk-b0-i1-p0-c1 batches nothing
 		local -a vs
 		be=(xblkback)
 		fe=(xblkfront)
@@ -507,6 +508,7 @@ pair_use() {
 			b[0-9]*) fe+=(max_inflight="${v#b}") ;;
 			v[01]) fe+=(inflight_control="${v#v}") ;;
 			i[0-9]*) fe+=(irq_batch="${v#i}") ;;
+			u[0-9]*) fe+=(irq_wait_us="${v#u}") ;;
 			p[01]) be+=(poll_inflight="${v#p}") ;;
 			c[0-9]*) be+=(coalesce_reqs="${v#c}") ;;
 			w[0-9]*) be+=(coalesce_usecs="${v#w}") ;;
