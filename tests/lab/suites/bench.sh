@@ -310,8 +310,15 @@ cpu_window() {
 	local spec=$1 base=$2 done=$3 i=0 io0 io1 u0 u1 ub s0 s1 why="" out
 	local -a a b
 	shift 3
-	# wake up on time even when dom0's own fio (native) keeps its vCPUs busy
-	chrt -f -p 50 $BASHPID > /dev/null 2>&1 || renice -n -20 -p $BASHPID > /dev/null 2>&1
+	# wake up on time even when dom0's own fio (native) keeps its vCPUs busy; XLAB_OPTS
+	# samplerfifo=native: only then (a real-time sampler delays a backend's ring thread on its
+	# vCPU), samplerfifo=0: never
+	case ${XLAB_SAMPLERFIFO:-1} in
+	0) ;;
+	native) [[ $spec != blk:* ]] ||
+		chrt -f -p 50 $BASHPID > /dev/null 2>&1 || renice -n -20 -p $BASHPID > /dev/null 2>&1 ;;
+	*) chrt -f -p 50 $BASHPID > /dev/null 2>&1 || renice -n -20 -p $BASHPID > /dev/null 2>&1 ;;
+	esac
 	read -r u0 _ < /proc/uptime
 	io_count "$spec"
 	while [ "$IO_N" -le "$base" ]; do
