@@ -704,9 +704,11 @@ if suite_begin 1; then
 	want timeout-report && run_case timeout-report c_timeout_report
 	want timeout-fail && run_case timeout-fail c_timeout_fail
 	want connect-mute-fail && run_case connect-mute-fail c_connect_fault mute fail
-	want connect-mute-report && run_case connect-mute-report c_connect_fault mute report
+	want connect-mute-report && long_only connect-mute-report &&
+		run_case connect-mute-report c_connect_fault mute report
 	want connect-unknown_id-fail && run_case connect-unknown_id-fail c_connect_fault unknown_id fail
-	want connect-unknown_id-report && run_case connect-unknown_id-report c_connect_fault unknown_id report
+	want connect-unknown_id-report && long_only connect-unknown_id-report &&
+		run_case connect-unknown_id-report c_connect_fault unknown_id report
 	want connect-shutdown && run_case connect-shutdown c_connect_shutdown
 	want connect-mute-intree && long_only connect-mute-intree &&
 		run_case connect-mute-intree c_connect_fault_intree mute
