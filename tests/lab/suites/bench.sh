@@ -311,8 +311,8 @@ cpu_window() {
 	local -a a b
 	shift 3
 	# wake up on time even when dom0's own fio (native) keeps its vCPUs busy; XLAB_OPTS
-	# samplerfifo=native: only then (a real-time sampler delays a backend's ring thread on its
-	# vCPU), samplerfifo=0: never
+	# samplerfifo=native: only then, 0: never (whether the real-time sampler, taking a vCPU
+	# from a backend's ring thread, costs the PV pairs: not measurably, bench-notebook.rst)
 	case ${XLAB_SAMPLERFIFO:-1} in
 	0) ;;
 	native) [[ $spec != blk:* ]] ||
