@@ -311,14 +311,14 @@ cpu_window() {
 	local -a a b
 	shift 3
 	# wake up on time even when dom0's own fio (native) keeps its vCPUs busy; XLAB_OPTS
-	# samplerfifo=native: only then, 0: never (whether the real-time sampler, taking a vCPU
-	# from a backend's ring thread, costs the PV pairs: not measurably, bench-notebook.rst)
-	case ${XLAB_SAMPLERFIFO:-1} in
-	0) ;;
-	native) [[ $spec != blk:* ]] ||
-		chrt -f -p 50 $BASHPID > /dev/null 2>&1 || renice -n -20 -p $BASHPID > /dev/null 2>&1 ;;
-	*) chrt -f -p 50 $BASHPID > /dev/null 2>&1 || renice -n -20 -p $BASHPID > /dev/null 2>&1 ;;
-	esac
+	# samplerfifo=native: only then, 0: never, 1 (default): always (whether the real-time
+	# sampler, taking a vCPU from a backend's ring thread, costs the PV pairs: not measurably,
+	# bench-notebook.rst)
+	local fifo=${XLAB_SAMPLERFIFO:-1}
+	[ "$fifo" = native ] && [[ $spec == blk:* ]] && fifo=1
+	if [ "$fifo" = 1 ]; then
+		chrt -f -p 50 $BASHPID > /dev/null 2>&1 || renice -n -20 -p $BASHPID > /dev/null 2>&1
+	fi
 	read -r u0 _ < /proc/uptime
 	io_count "$spec"
 	while [ "$IO_N" -le "$base" ]; do
