@@ -348,6 +348,8 @@ struct xbf_params {
  * @inflight: requests holding budget (dispatched, not yet completed)
  * @starved: a request was refused budget; the completion path reruns the
  *	hardware queues once budget is back
+ * @stopped: xbf_dispatch_hold() stopped hardware queues; the completion
+ *	path (or xbf_dispatch_unstop()) starts them again
  * @limited: a request was refused budget since the window's last epoch
  * @denied: how often dispatch was refused budget (sysfs)
  * @lock: protects @win but its window, which is read locklessly
@@ -365,6 +367,7 @@ struct xbf_dispatch {
 	unsigned int max_sectors;
 	atomic_t inflight;
 	atomic_t starved;
+	atomic_t stopped;
 	bool limited;
 	atomic_long_t denied;
 	spinlock_t lock;		/* see @lock above */
@@ -545,6 +548,8 @@ void xbf_ring_rerun(struct xbf_ring *ring);
 void xbf_dispatch_init(struct xbf_info *info);
 bool xbf_dispatch_get(struct xbf_info *info);
 bool xbf_dispatch_get_plugged(struct xbf_info *info);
+bool xbf_dispatch_hold(struct xbf_info *info, struct blk_mq_hw_ctx *hctx);
+void xbf_dispatch_unstop(struct xbf_info *info);
 void xbf_dispatch_put(struct xbf_info *info);
 void xbf_dispatch_release(struct xbf_info *info, struct request *rq);
 void xbf_dispatch_sent(struct xbf_info *info, struct xbf_hq *hq,

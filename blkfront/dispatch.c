@@ -12,10 +12,13 @@
  * answered (inflight_control; without it the fixed max_inflight).  Random
  * I/O gains nothing from waiting, and neither do requests already of the
  * disk's largest size: their hardware queue gets every ring slot
- * (adaptive_budget).  Nor do the requests of a flushed plug, which a
- * refusal would not put back where bios merge.  The completion path gives
- * budget back, feeds the window and reruns the queues a refusal left
- * waiting.
+ * (adaptive_budget).  A flushed plug's requests come without budget
+ * (->queue_rqs()): one we hand back would wait on its hardware queue's
+ * dispatch list, where nothing merges, so one the window refuses stops
+ * its hardware queue first (xbf_dispatch_hold()): blk-mq then puts it, and
+ * what comes after it, in the software queue.  The completion path gives
+ * budget back, feeds the window, starts what a hold stopped and reruns the
+ * queues a refusal left waiting.
  *
  * blk-mq's budget callbacks name the queue, not the request or its
  * hardware queue: the stream asked for is the one of the hardware queue
@@ -58,6 +61,7 @@ void xbf_dispatch_init(struct xbf_info *info)
 	dp->max_sectors = xblk_max_request_sectors(&info->be, &info->neg);
 	atomic_set(&dp->inflight, 0);
 	atomic_set(&dp->starved, 0);
+	atomic_set(&dp->stopped, 0);
 	spin_lock_init(&dp->lock);
 	xblk_inflight_init(&dp->win, XBLK_INFLIGHT_FLOOR, 1, slots);
 	xbf_window_bounds(dp, dp->max_inflight, slots);
@@ -143,23 +147,69 @@ bool xbf_dispatch_get(struct xbf_info *info)
  * xbf_dispatch_get_plugged() - budget for a request of a flushed plug
  * @info: the disk
  *
- * A plugged request we refuse does not go back where bios merge: blk-mq
- * puts it on its hardware queue's dispatch list, to wait there as it is.
- * Holding it back would only delay it, so the window does not apply; only
- * an administrator's max_inflight does.  Writes take this path: the block
+ * The same bound as xbf_dispatch_get().  Writes take this path: the block
  * layer plugs every write, and each is flushed alone; on 6.12 (not on
- * 6.1), so is each O_DIRECT read.
+ * 6.1), so is each O_DIRECT read.  A refused request is held with
+ * xbf_dispatch_hold() before it is handed back.
  *
  * Context: any.
  * Return: true if the request may be dispatched.
  */
 bool xbf_dispatch_get_plugged(struct xbf_info *info)
 {
-	/* Unbounded stays unbounded (random I/O, adaptive_budget). */
-	bool bounded = xbf_dispatch_bound(info) != 0;
+	return xbf_dispatch_take(info, xbf_dispatch_bound(info));
+}
 
-	return xbf_dispatch_take(info, bounded ?
-				 READ_ONCE(info->dp.max_inflight) : 0);
+/**
+ * xbf_dispatch_hold() - make a refused plugged request wait where bios merge
+ * @info: the disk
+ * @hctx: the request's hardware queue
+ *
+ * blk-mq issues what ->queue_rqs() hands back directly, and puts a refused
+ * one on @hctx's dispatch list, where nothing merges into it; but it puts
+ * what it would issue to a stopped hardware queue in the software queue.
+ * So @hctx is stopped until budget comes back: the completion that gives
+ * it back starts it again (xbf_dispatch_restart()), as does a budget that
+ * came back before the stop could be seen.
+ *
+ * Context: any (->queue_rqs()).
+ * Return: true if @hctx is stopped; false if budget came back meanwhile
+ * (the request may be taken after all).
+ */
+bool xbf_dispatch_hold(struct xbf_info *info, struct blk_mq_hw_ctx *hctx)
+{
+	struct xbf_dispatch *dp = &info->dp;
+	unsigned int bound;
+
+	blk_mq_stop_hw_queue(hctx);
+	atomic_set(&dp->stopped, 1);
+	/*
+	 * The stop before we look at the budget again; a completion gives
+	 * budget back before it looks at @stopped (xbf_dispatch_restart()):
+	 * one of us sees the other.
+	 */
+	smp_mb__after_atomic();
+	bound = xbf_dispatch_bound(info);
+	if (!bound || atomic_read(&dp->inflight) < bound) {
+		xbf_dispatch_unstop(info);
+		return false;
+	}
+	return true;
+}
+
+/**
+ * xbf_dispatch_unstop() - start the hardware queues a hold stopped
+ * @info: the disk
+ *
+ * Also for the paths that must see every request dispatched whatever the
+ * budget (a restore's unquiesce, a disk going away).
+ *
+ * Context: any.
+ */
+void xbf_dispatch_unstop(struct xbf_info *info)
+{
+	if (atomic_xchg(&info->dp.stopped, 0) && info->gd)
+		blk_mq_start_stopped_hw_queues(info->gd->queue, true);
 }
 
 /**
@@ -202,6 +252,8 @@ void xbf_dispatch_restart(struct xbf_info *info)
 
 	/* Our atomic_dec()s before the flag read; see xbf_dispatch_get(). */
 	smp_mb();
+	if (atomic_read(&dp->stopped))
+		xbf_dispatch_unstop(info);
 	if (atomic_read(&dp->starved) && atomic_xchg(&dp->starved, 0) &&
 	    info->gd)
 		blk_mq_run_hw_queues(info->gd->queue, true);

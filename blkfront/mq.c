@@ -124,10 +124,23 @@ static void xbf_commit_rqs(struct blk_mq_hw_ctx *hctx)
  * we cannot take for now go back to blk-mq, which issues them through
  * ->queue_rq() or keeps them where they can merge; one that failed for
  * good (a stopped ring) is ended here, as blk-mq ends what ->queue_rq()
- * fails.  blk-mq takes no budget on this path, so we do, without the
- * window (xbf_dispatch_get_plugged()); once the budget is spent the rest
- * of the batch goes back.
+ * fails.  blk-mq takes no budget on this path, so we do
+ * (xbf_dispatch_get_plugged()); once the budget is spent the rest of the
+ * batch goes back, and a plain read or write refused first stops its
+ * hardware queue (xbf_dispatch_hold()), so that blk-mq puts them in the
+ * software queue, where the stream's next bios merge into them.
  */
+/*
+ * Whether a plugged request may wait in the software queue: a plain read
+ * or write, not one of a flush sequence, which blk-mq inserts elsewhere.
+ */
+static bool xbf_rq_may_wait(const struct request *rq)
+{
+	return (req_op(rq) == REQ_OP_READ || req_op(rq) == REQ_OP_WRITE) &&
+	       !(rq->cmd_flags & (REQ_PREFLUSH | REQ_FUA)) &&
+	       !(rq->rq_flags & RQF_FLUSH_SEQ);
+}
+
 static void xbf_queue_rqs(xblk_compat_rq_list_t *rqlist)
 {
 	struct xbf_info *info = NULL;
@@ -149,8 +162,17 @@ static void xbf_queue_rqs(xblk_compat_rq_list_t *rqlist)
 		/* ->queue_rq() deals with a disk that is not connected. */
 		if (unlikely(READ_ONCE(info->state) != XBF_CONNECTED))
 			no_budget = true;
-		if (no_budget || !xbf_dispatch_get_plugged(info)) {
-			no_budget = true;
+		if (!no_budget && !xbf_dispatch_get_plugged(info)) {
+			/*
+			 * Held where bios merge, unless budget came back
+			 * while its queue stopped: then it may go after all.
+			 */
+			if (!xbf_rq_may_wait(rq) ||
+			    xbf_dispatch_hold(info, rq->mq_hctx) ||
+			    !xbf_dispatch_get_plugged(info))
+				no_budget = true;
+		}
+		if (no_budget) {
 			rq_list_add_tail(&requeue, rq);
 			continue;
 		}
@@ -541,6 +563,8 @@ void xbf_disk_destroy(struct xbf_info *info)
 	lockdep_assert_held(&info->mutex);
 	if (!info->gd)
 		return;
+	/* Nothing may wait in a stopped queue while the disk drains. */
+	xbf_dispatch_unstop(info);
 	if (info->added)
 		del_gendisk(info->gd);
 	info->added = false;

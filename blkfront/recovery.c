@@ -278,5 +278,7 @@ void xbf_disk_unquiesce(struct xbf_info *info)
 		return;
 	info->quiesced = false;
 	blk_mq_unquiesce_queue(info->gd->queue);
+	/* Requests a hold left in the software queue go too. */
+	xbf_dispatch_unstop(info);
 	blk_mq_kick_requeue_list(info->gd->queue);
 }
