@@ -84,7 +84,7 @@ MODULE_PARM_DESC(max_indirect_segments,
 		 "Maximum segments per request with indirect descriptors, 0 (off) - 4096, capped by the backend (default 256)");
 module_param_cb(max_inflight, &xbf_uint_ops, &xbf_max_inflight, 0644);
 MODULE_PARM_DESC(max_inflight,
-		 "Most requests of a sequential stream in flight on all of a new disk's rings (the rest wait in the block layer, where bios merge): with inflight_control the ceiling of its window, without it the bound itself; also the only bound on requests flushed from a plug (writes; on 6.12 O_DIRECT reads too), which the window does not hold; 0 = the rings only, 0-4096 (default 0); per disk: xblk/max_inflight in sysfs");
+		 "Most requests of a sequential stream in flight on all of a new disk's rings (the rest wait in the block layer, where bios merge): with inflight_control the ceiling of its window, without it the bound itself; 0 = the rings only, 0-4096 (default 0); per disk: xblk/max_inflight in sysfs");
 module_param_cb(irq_batch, &xbf_uint_ops, &xbf_irq_batch, 0644);
 MODULE_PARM_DESC(irq_batch,
 		 "Most responses a ring asks the backend to collect before it interrupts us, under load (the number follows what each interrupt finds; a timer bounds the wait, irq_wait_us); 1 = an interrupt per response, 1-64 (default "
