@@ -188,7 +188,7 @@ bool xbf_dispatch_hold(struct xbf_info *info, struct blk_mq_hw_ctx *hctx)
 	 * budget back before it looks at @stopped (xbf_dispatch_restart()):
 	 * one of us sees the other.
 	 */
-	smp_mb__after_atomic();
+	smp_mb();
 	bound = xbf_dispatch_bound(info);
 	if (!bound || atomic_read(&dp->inflight) < bound) {
 		xbf_dispatch_unstop(info);

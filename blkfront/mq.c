@@ -119,6 +119,17 @@ static void xbf_commit_rqs(struct blk_mq_hw_ctx *hctx)
 }
 
 /*
+ * Whether a plugged request may wait in the software queue: a plain read
+ * or write, not one of a flush sequence, which blk-mq inserts elsewhere.
+ */
+static bool xbf_rq_may_wait(const struct request *rq)
+{
+	return (req_op(rq) == REQ_OP_READ || req_op(rq) == REQ_OP_WRITE) &&
+	       !(rq->cmd_flags & (REQ_PREFLUSH | REQ_FUA)) &&
+	       !(rq->rq_flags & RQF_FLUSH_SEQ);
+}
+
+/*
  * A plugged batch: every request goes on its ring unpushed; each ring
  * touched is pushed, and its backend notified, once at the end.  Requests
  * we cannot take for now go back to blk-mq, which issues them through
@@ -130,17 +141,6 @@ static void xbf_commit_rqs(struct blk_mq_hw_ctx *hctx)
  * hardware queue (xbf_dispatch_hold()), so that blk-mq puts them in the
  * software queue, where the stream's next bios merge into them.
  */
-/*
- * Whether a plugged request may wait in the software queue: a plain read
- * or write, not one of a flush sequence, which blk-mq inserts elsewhere.
- */
-static bool xbf_rq_may_wait(const struct request *rq)
-{
-	return (req_op(rq) == REQ_OP_READ || req_op(rq) == REQ_OP_WRITE) &&
-	       !(rq->cmd_flags & (REQ_PREFLUSH | REQ_FUA)) &&
-	       !(rq->rq_flags & RQF_FLUSH_SEQ);
-}
-
 static void xbf_queue_rqs(xblk_compat_rq_list_t *rqlist)
 {
 	struct xbf_info *info = NULL;
