@@ -36,7 +36,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
-opts="leak_cycles=3 destroy_cycles=2 detach_cycles=4 restore_cycles=2 keys=ci tier=ci"
+opts="leak_cycles=3 destroy_cycles=2 detach_cycles=3 restore_cycles=2 keys=ci tier=ci"
 suites="hostile hostile-back back-extra lifecycle restore"
 if [ "${1:-}" = --long ]; then
 	opts="leak_cycles=20 destroy_cycles=8 detach_cycles=50 restore_cycles=10 detach_intree=1"

@@ -18,14 +18,17 @@ FRONT=xblkfront
 if suite_begin "$(main_vcpus)"; then
 	if [ "$FRONT" = xblkfront ]; then
 		# (make test: each setting once with both our ends; front and intree- cover the rest)
-		data_cases ours- -qdisk ~nullb-q1 ~indirect-on ~persistent-off ~persistent-on ~ring-order2 \
-			~ring-order3
+		# (and the scheduler and window case: front/sched runs it on xen-blkback, the
+		# in-tree xen-blkfront's cases below run our backend; intree-nullb-q2 two queues)
+		data_cases ours- -qdisk ~nullb-q1 ~nullb-q2 ~indirect-on ~persistent-off ~persistent-on \
+			~ring-order2 ~ring-order3 ~sched
 	else
 		case_skip ours-all "xblkfront.ko not in the image"
 	fi
 	FRONT=xen-blkfront
 	data_cases intree- -qdisk -nullb-q1 -indirect-off -persistent-on -persistent-beoff -ring-order2 \
-		-ring-order-fe1 -ring-order3 -hotplug -sched ~nullb-q4 ~loop-q2 ~indirect-on ~persistent-off ~ext4
+		-ring-order-fe1 -ring-order3 -hotplug -sched ~nullb-q4 ~loop-q2 ~indirect-on ~persistent-off ~ext4 \
+		~ring-order0
 else
 	setup_failed
 fi

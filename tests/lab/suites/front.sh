@@ -14,7 +14,9 @@ suite_meta() {
 G=g1 FRONT=xblkfront BACK=xen-blkback
 suite_require
 if suite_begin "$(main_vcpus)"; then
-	data_cases
+	# (make test: nullb-q1 and q4 bracket the queue counts; nullb-q1 is the default ring order
+	# and persistent grants; ring-order0 and -fe1 are each end's limit)
+	data_cases "" ~nullb-q2 ~persistent-on ~ring-order2 ~ring-order3
 else
 	setup_failed
 fi
