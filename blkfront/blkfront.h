@@ -547,7 +547,6 @@ void xbf_ring_rerun(struct xbf_ring *ring);
 /* dispatch.c */
 void xbf_dispatch_init(struct xbf_info *info);
 bool xbf_dispatch_get(struct xbf_info *info);
-bool xbf_dispatch_get_plugged(struct xbf_info *info);
 bool xbf_dispatch_hold(struct xbf_info *info, struct blk_mq_hw_ctx *hctx);
 void xbf_dispatch_unstop(struct xbf_info *info);
 void xbf_dispatch_put(struct xbf_info *info);

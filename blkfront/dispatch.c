@@ -132,30 +132,18 @@ static bool xbf_dispatch_take(struct xbf_info *info, unsigned int max)
  * xbf_dispatch_get() - take one unit of a disk's budget
  * @info: the disk
  *
- * A refusal is remembered: the next completion reruns the queues
- * (xbf_dispatch_restart()), and the window learns it was the limit.
+ * For blk-mq's ->get_budget(), and for each request of a flushed plug in
+ * ->queue_rqs(), where blk-mq takes none: the block layer plugs every
+ * write, and each is flushed alone; on 6.12 (not on 6.1), so is each
+ * O_DIRECT read.  A refusal is remembered: the next completion reruns the
+ * queues (xbf_dispatch_restart()), and the window learns it was the limit.
+ * A refused plugged request is held with xbf_dispatch_hold() before it is
+ * handed back.
  *
  * Context: any.
  * Return: true if the request may be dispatched.
  */
 bool xbf_dispatch_get(struct xbf_info *info)
-{
-	return xbf_dispatch_take(info, xbf_dispatch_bound(info));
-}
-
-/**
- * xbf_dispatch_get_plugged() - budget for a request of a flushed plug
- * @info: the disk
- *
- * The same bound as xbf_dispatch_get().  Writes take this path: the block
- * layer plugs every write, and each is flushed alone; on 6.12 (not on
- * 6.1), so is each O_DIRECT read.  A refused request is held with
- * xbf_dispatch_hold() before it is handed back.
- *
- * Context: any.
- * Return: true if the request may be dispatched.
- */
-bool xbf_dispatch_get_plugged(struct xbf_info *info)
 {
 	return xbf_dispatch_take(info, xbf_dispatch_bound(info));
 }

@@ -136,7 +136,7 @@ static bool xbf_rq_may_wait(const struct request *rq)
  * ->queue_rq() or keeps them where they can merge; one that failed for
  * good (a stopped ring) is ended here, as blk-mq ends what ->queue_rq()
  * fails.  blk-mq takes no budget on this path, so we do
- * (xbf_dispatch_get_plugged()); once the budget is spent the rest of the
+ * (xbf_dispatch_get()); once the budget is spent the rest of the
  * batch goes back, and a plain read or write refused first stops its
  * hardware queue (xbf_dispatch_hold()), so that blk-mq puts them in the
  * software queue, where the stream's next bios merge into them.
@@ -162,14 +162,14 @@ static void xbf_queue_rqs(xblk_compat_rq_list_t *rqlist)
 		/* ->queue_rq() deals with a disk that is not connected. */
 		if (unlikely(READ_ONCE(info->state) != XBF_CONNECTED))
 			no_budget = true;
-		if (!no_budget && !xbf_dispatch_get_plugged(info)) {
+		if (!no_budget && !xbf_dispatch_get(info)) {
 			/*
 			 * Held where bios merge, unless budget came back
 			 * while its queue stopped: then it may go after all.
 			 */
 			if (!xbf_rq_may_wait(rq) ||
 			    xbf_dispatch_hold(info, rq->mq_hctx) ||
-			    !xbf_dispatch_get_plugged(info))
+			    !xbf_dispatch_get(info))
 				no_budget = true;
 		}
 		if (no_budget) {
