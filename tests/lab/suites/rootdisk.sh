@@ -271,7 +271,12 @@ c_pvgrub() {
 	g_ok $G "mkdir -p /boot/grub && printf '%s\n' 'set timeout=0' 'menuentry Debian {' 'insmod ext2' \
 		'linux /boot/vmlinuz-$k root=/dev/xvda rw init=/lab/init console=hvc0 loglevel=6' \
 		'initrd /boot/initrd.img-$k' '}' > /boot/grub/grub.cfg && cat /boot/grub/grub.cfg" || return 1
-	long_only pvgrub-intree && bes="$bes xen-blkback"
+	# (not long_only: that reports a case of its own, and this one is running)
+	if [ "${XLAB_TIER:-}" = ci ] && [ -z "${XLAB_CASES:-}" ]; then
+		case_note "xen-blkback's boot: make test-long only"
+	else
+		bes="$bes xen-blkback"
+	fi
 	for be in $bes; do
 		rd_halt
 		rd_backend "$be" || return 1
