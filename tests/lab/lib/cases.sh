@@ -376,8 +376,9 @@ c_sched() {
 	# held back; a sequential stream is, and merges. The random reads are counted after 1 s of
 	# them, once the score of the sequential run before has decayed: the 50-60 refusals of that
 	# decay (the score falls by 1/16 per request of a hardware queue's stream), against the
-	# 1100-1400 reads the lab's 3 s give, failed the 1-in-20 check once. On a disk that takes 2 ms per request (null_blk's
-	# timer), so that requests pile up behind the bound whatever the lab's speed.
+	# 1100-1400 reads the lab's 3 s give, failed the 1-in-20 check once. On a disk that takes
+	# 2 ms per request (null_blk's timer), so that requests pile up behind the bound whatever
+	# the lab's speed.
 	nullb_make nullbsched size=256 irqmode=2 completion_nsec=2000000 hw_queue_depth=64 ||
 		{ case_fail "cannot make a 2 ms null_blk"; return 1; }
 	disk_attach "$G" nullbsched xvdc || return 1
