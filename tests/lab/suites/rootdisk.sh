@@ -264,15 +264,14 @@ c_xentop() {
 # comparison, on the in-tree xen-blkback (make test-long: the lab's reference, none of our
 # code). The guest is booted directly again for the next cases.
 c_pvgrub() {
-	local k be bes=xblkback ok=0
+	local k be bes=xblkback n ok=0
 	[ "$RD_OK" = firstboot ] || { case_fail "needs firstboot"; return 1; }
 	[ -f /lab/grub-x86_64-xen.bin ] || { case_fail "no /lab/grub-x86_64-xen.bin (grub-xen-host)"; return 1; }
 	k=$RD_KVER
 	g_ok $G "mkdir -p /boot/grub && printf '%s\n' 'set timeout=0' 'menuentry Debian {' 'insmod ext2' \
 		'linux /boot/vmlinuz-$k root=/dev/xvda rw init=/lab/init console=hvc0 loglevel=6' \
 		'initrd /boot/initrd.img-$k' '}' > /boot/grub/grub.cfg && cat /boot/grub/grub.cfg" || return 1
-	# (not long_only: that reports a case of its own, and this one is running)
-	if [ "${XLAB_TIER:-}" = ci ] && [ -z "${XLAB_CASES:-}" ]; then
+	if ci_cut; then
 		case_note "xen-blkback's boot: make test-long only"
 	else
 		bes="$bes xen-blkback"
@@ -286,8 +285,8 @@ c_pvgrub() {
 	done
 	rd_backend xblkback || return 1
 	rd_boot || { RD_OK=; return 1; }
-	be=$(wc -w <<< "$bes")
-	[ $ok = "$be" ] || case_fail "pvgrub booted on $ok of $be backends"
+	n=$(wc -w <<< "$bes")
+	[ $ok = "$n" ] || case_fail "pvgrub booted on $ok of $n backends"
 }
 
 # rd_backend MODULE: MODULE (loaded by name) the only vbd backend in dom0 (no vbd connected)
